@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Starts the server as the README's quick start does (fresh SQLite file, first-start
+# bootstrap), sends the README's curl with the printed key and router, and checks
+# that a routed answer with _meta comes back. Used by CI; safe to run by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+port=${QUICKSTART_PORT:-18181}
+out="$work/start.out"
+DATABASE_URL="$work/modelport.db" PORT=$port npm start >"$out" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do
+  grep -q 'Server listening' "$out" && break
+  sleep 0.2
+done
+key=$(sed -n 's/^  API key *: \(mp_[0-9A-Za-z]*\).*/\1/p' "$out")
+router=$(sed -n 's/^  router id *: \(rt_[0-9A-Za-z]*\).*/\1/p' "$out")
+if [ -z "$key" ] || [ -z "$router" ]; then echo "quick start printed no key/router:"; cat "$out"; exit 1; fi
+body=$(curl -sS "http://127.0.0.1:$port/api/router/chat/completions" \
+  -H "Authorization: Bearer $key" -H "Content-Type: application/json" \
+  -d "{\"model\":\"$router\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello!\"}]}")
+echo "$body" | node -e '
+  let text = ""; process.stdin.on("data", (c) => (text += c)).on("end", () => {
+    const body = JSON.parse(text);
+    if (body.object !== "chat.completion" || !body._meta || typeof body._meta.cost !== "number") {
+      console.error("quick start answer is not a routed completion:", text); process.exit(1);
+    }
+    console.log(`quick start OK: ${body._meta.modelUsed}, cost $${body._meta.cost}, ${body._meta.carbonGrams} g CO2`);
+  });'
+if grep -q "$key" <(grep -v '^  ' "$out" | grep -v 'Bearer'); then echo "the key leaked into the logs"; exit 1; fi

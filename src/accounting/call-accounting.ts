@@ -1,0 +1,35 @@
+import type { ChatRequest, Usage } from '../providers/contract.js';
+import type { ModelInfo } from '../routing/catalog.js';
+import { estimateCarbonGrams } from './carbon.js';
+import { computeCostUsd } from './cost.js';
+import { countPromptTokens, countTextTokens } from './token-counter.js';
+
+export interface CallAccount {
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly carbonGrams: number;
+}
+
+/**
+ * Cost and carbon of one answered call from the provider's own token counts;
+ * when the provider sent none, the prompt and the generated text are counted
+ * with the tokenizer and the usage is marked estimated.
+ */
+export function accountCall(input: {
+  model: ModelInfo;
+  request: ChatRequest;
+  usage: Usage | undefined;
+  generatedText: string;
+  generationMs: number;
+}): CallAccount {
+  const usage: Usage = input.usage ?? {
+    promptTokens: countPromptTokens(input.request),
+    completionTokens: countTextTokens(input.generatedText),
+    estimated: true,
+  };
+  return {
+    usage,
+    costUsd: computeCostUsd(usage, input.model.pricing),
+    carbonGrams: estimateCarbonGrams(usage, input.model, input.generationMs),
+  };
+}

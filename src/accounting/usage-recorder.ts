@@ -1,0 +1,88 @@
+import type { ApiKeysRepository } from '../storage/api-keys-repository.js';
+import type { NewUsageRecord } from '../storage/schema.js';
+import type { UsageRepository } from '../storage/usage-repository.js';
+
+export interface UsageRecorderOptions {
+  /** Flush at least this often. @default 1000 */
+  readonly flushIntervalMs: number;
+  /** Flush as soon as this many records wait. @default 500 */
+  readonly batchSize: number;
+  /** Records kept while the database is unreachable; beyond it the oldest are dropped and counted. @default 100000 */
+  readonly maxQueued: number;
+}
+
+export interface UsageRecorder {
+  record(record: NewUsageRecord): void;
+  /** Writes everything queued; resolves when it is in the database. */
+  flush(): Promise<void>;
+  /** Stops the timer and flushes (SIGTERM). */
+  close(): Promise<void>;
+  stats(): { queued: number; dropped: number; written: number };
+}
+
+/**
+ * Usage records are queued on the request path and written in batches off it.
+ * A failed write keeps its batch for the next flush; records carry the request
+ * id as primary key, so a batch written twice is counted once.
+ */
+export function createUsageRecorder(
+  usage: UsageRepository,
+  apiKeys: ApiKeysRepository,
+  options: UsageRecorderOptions,
+  onError: (error: unknown) => void,
+): UsageRecorder {
+  let queue: NewUsageRecord[] = [];
+  let dropped = 0;
+  let written = 0;
+  let flushing: Promise<void> | undefined;
+
+  const writeOnce = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, options.batchSize);
+      await usage.insertMany(batch);
+      queue = queue.slice(batch.length);
+      written += batch.length;
+      const lastUsed = new Map<string, number>();
+      for (const record of batch) if (record.key_id) lastUsed.set(record.key_id, Math.max(lastUsed.get(record.key_id) ?? 0, record.created_at));
+      await apiKeys.touchLastUsed(lastUsed);
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    if (flushing === undefined) {
+      flushing = writeOnce().finally(() => {
+        flushing = undefined;
+      });
+    }
+    return flushing;
+  };
+
+  const flushQuietly = () => {
+    flush().catch(onError);
+  };
+
+  const timer = setInterval(flushQuietly, options.flushIntervalMs);
+  timer.unref();
+
+  return {
+    record(record) {
+      queue.push(record);
+      if (queue.length > options.maxQueued) {
+        const excess = queue.length - options.maxQueued;
+        queue.splice(0, excess);
+        dropped += excess;
+      }
+      if (queue.length >= options.batchSize) flushQuietly();
+    },
+    async flush() {
+      await flush();
+      // A record queued while that flush ran is written by a second pass.
+      if (queue.length > 0) await flush();
+    },
+    async close() {
+      clearInterval(timer);
+      await this.flush();
+    },
+    stats: () => ({ queued: queue.length, dropped, written }),
+  };
+}

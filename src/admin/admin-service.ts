@@ -1,0 +1,107 @@
+import { generateApiKey } from '../auth/api-key-format.js';
+import { hashPassword } from '../auth/passwords.js';
+import type { ModelCatalog } from '../routing/catalog.js';
+import { STRATEGY_NAMES, isStrategyName } from '../routing/strategies.js';
+import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
+import type { Repositories } from '../storage/repositories.js';
+import type { RouterRecord } from '../storage/routers-repository.js';
+import type { UserRow } from '../storage/schema.js';
+
+/** A mistake in what an owner asked for (bad email, unknown model…): shown to them as is. */
+export class AdminInputError extends Error {}
+
+export interface NewKeyRequest {
+  readonly ownerEmail: string;
+  readonly name: string;
+  readonly routerIds?: readonly string[] | undefined;
+  readonly rpmLimit?: number | undefined;
+  readonly expiresInMs?: number | undefined;
+}
+
+/**
+ * Owner-side operations shared by the CLI, the first-start bootstrap and the
+ * dashboard: every rule about what a valid user, router or key is lives here.
+ */
+export function createAdminService(repositories: Repositories, catalog: ModelCatalog, now: () => number = Date.now) {
+  const ownerByEmail = async (email: string): Promise<UserRow> => {
+    const user = await repositories.users.findByEmail(email);
+    if (user === undefined) throw new AdminInputError(`No user with email ${email}.`);
+    return user;
+  };
+
+  return {
+    async createUser(email: string, password: string): Promise<UserRow> {
+      if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AdminInputError(`"${email}" is not an email address.`);
+      if (password.length < 8) throw new AdminInputError('The password must have at least 8 characters.');
+      if ((await repositories.users.findByEmail(email)) !== undefined) throw new AdminInputError(`A user with email ${email} already exists.`);
+      return repositories.users.create(email, await hashPassword(password));
+    },
+
+    async createRouter(input: { ownerEmail: string; name: string; models: readonly string[]; strategy: string }): Promise<RouterRecord> {
+      const owner = await ownerByEmail(input.ownerEmail);
+      if (input.name.trim() === '') throw new AdminInputError('A router needs a name.');
+      if (!isStrategyName(input.strategy)) {
+        throw new AdminInputError(`Unknown strategy "${input.strategy}". Use one of: ${STRATEGY_NAMES.join(', ')}.`);
+      }
+      if (input.models.length === 0) throw new AdminInputError('A router needs at least one model.');
+      const unknown = input.models.filter((model) => catalog.get(model) === undefined);
+      if (unknown.length > 0) {
+        throw new AdminInputError(
+          `Unknown model(s): ${unknown.join(', ')}. Models are written provider:model, e.g. ${catalog.list().slice(0, 3).map((model) => model.id).join(', ')} (see "modelport models").`,
+        );
+      }
+      return repositories.routers.create({ ownerId: owner.id, name: input.name.trim(), strategy: input.strategy, models: [...new Set(input.models)] });
+    },
+
+    async listRouters(ownerEmail: string | undefined): Promise<RouterRecord[]> {
+      if (ownerEmail !== undefined) return repositories.routers.listByOwner((await ownerByEmail(ownerEmail)).id);
+      const users = await repositories.users.list();
+      return (await Promise.all(users.map((user) => repositories.routers.listByOwner(user.id)))).flat();
+    },
+
+    /** Creates a key; the returned value is the only time the whole key exists outside the client. */
+    async createKey(input: NewKeyRequest): Promise<{ key: ApiKeyRecord; value: string }> {
+      const owner = await ownerByEmail(input.ownerEmail);
+      if (input.name.trim() === '') throw new AdminInputError('A key needs a name.');
+      if (input.rpmLimit !== undefined && (!Number.isInteger(input.rpmLimit) || input.rpmLimit < 1)) {
+        throw new AdminInputError('--rpm must be a positive whole number.');
+      }
+      if (input.routerIds !== undefined) {
+        for (const id of input.routerIds) {
+          const router = await repositories.routers.findById(id);
+          if (router === undefined || router.ownerId !== owner.id) throw new AdminInputError(`No router ${id} belongs to ${input.ownerEmail}.`);
+        }
+      }
+      const generated = generateApiKey();
+      const key = await repositories.apiKeys.create({
+        ownerId: owner.id,
+        name: input.name.trim(),
+        keyHash: generated.hash,
+        displayPrefix: generated.displayPrefix,
+        routerIds: input.routerIds,
+        rpmLimit: input.rpmLimit,
+        expiresAt: input.expiresInMs === undefined ? undefined : now() + input.expiresInMs,
+      });
+      return { key, value: generated.value };
+    },
+
+    async listKeys(ownerEmail: string): Promise<ApiKeyRecord[]> {
+      return repositories.apiKeys.listByOwner((await ownerByEmail(ownerEmail)).id);
+    },
+
+    async revokeKey(ownerEmail: string, keyId: string): Promise<void> {
+      const owner = await ownerByEmail(ownerEmail);
+      if (!(await repositories.apiKeys.revoke(owner.id, keyId))) throw new AdminInputError(`No active key ${keyId} belongs to ${ownerEmail}.`);
+    },
+  };
+}
+
+export type AdminService = ReturnType<typeof createAdminService>;
+
+/** "90d", "12h", "30m", "45s" → milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+)\s*([dhms])$/.exec(text.trim());
+  if (!match) throw new AdminInputError(`"${text}" is not a duration; write e.g. 90d, 12h or 30m.`);
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }[match[2] as 'd' | 'h' | 'm' | 's'];
+  return Number(match[1]) * unit;
+}

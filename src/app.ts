@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createUsageRecorder, type UsageRecorder } from './accounting/usage-recorder.js';
+import { createKeyAuthenticator } from './auth/key-authenticator.js';
+import type { Config } from './config.js';
+import { createServer } from './http/server.js';
+import { createInProcessRateLimiter } from './limits/request-rate-limiter.js';
+import { createUpstreamDispatcher } from './providers/http-client.js';
+import { createProviderRegistry } from './providers/registry.js';
+import { loadShippedCatalog, type ModelCatalog } from './routing/catalog.js';
+import { createRouterDirectory } from './routing/router-directory.js';
+import { createChangeWatcher, type ChangeWatcher } from './storage/change-watcher.js';
+import { migrateToLatest, openStorage, type Storage } from './storage/database.js';
+import { createRepositories, type Repositories } from './storage/repositories.js';
+
+export interface App {
+  readonly server: FastifyInstance;
+  readonly storage: Storage;
+  readonly repositories: Repositories;
+  readonly catalog: ModelCatalog;
+  readonly usage: UsageRecorder;
+  readonly changes: ChangeWatcher;
+  /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Wires the whole service from its configuration. Nothing here reads the environment. */
+export async function createApp(config: Config, logger: Logger): Promise<App> {
+  const now = Date.now;
+  const storage = openStorage(config.databaseUrl);
+  await migrateToLatest(storage);
+  const repositories = createRepositories(storage, now);
+  const catalog = loadShippedCatalog();
+  const dispatcher = createUpstreamDispatcher(config.upstreamTimeouts);
+  const providers = createProviderRegistry(
+    {
+      openai: config.openai,
+      sim: {
+        timeScale: config.simTimeScale,
+        timing: (modelId) => {
+          const info = catalog.get(`sim:${modelId}`);
+          return { ttftMs: info?.typicalTtftMs ?? 200, tokensPerSecond: info?.typicalTokensPerSecond ?? 100 };
+        },
+      },
+    },
+    { dispatcher, timeouts: config.upstreamTimeouts },
+  );
+  const authenticator = createKeyAuthenticator(repositories.apiKeys, now);
+  const routers = createRouterDirectory(repositories.routers);
+  const changes = createChangeWatcher(repositories.changes, config.changePollMs, (error) => logger.warn({ err: error }, 'change poll failed'));
+  changes.onChange(() => {
+    authenticator.invalidate();
+    routers.invalidate();
+  });
+  const usage = createUsageRecorder(
+    repositories.usage,
+    repositories.apiKeys,
+    { flushIntervalMs: config.usageFlushMs, batchSize: 500, maxQueued: 100_000 },
+    (error) => logger.error({ err: error }, 'usage flush failed; will retry'),
+  );
+  const server = await createServer(
+    {
+      logger,
+      now,
+      authenticator,
+      rateLimiter: createInProcessRateLimiter(),
+      routers,
+      catalog,
+      providers,
+      usage,
+      settings: {
+        bodyLimitBytes: config.bodyLimitBytes,
+        defaultRpm: config.defaultRpm,
+        requireHttps: config.requireHttps,
+        trustedProxies: config.trustedProxies,
+        maxAttempts: config.maxAttempts,
+      },
+    },
+    { tls: config.tls },
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    storage,
+    repositories,
+    catalog,
+    usage,
+    changes,
+    close() {
+      closing ??= (async () => {
+        changes.stop();
+        const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
+        await Promise.race([server.close(), deadline]);
+        await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
+        await dispatcher.close();
+        await storage.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { errors } from '../lib/errors.js';
+import type { ApiKeyRecord, ApiKeysRepository } from '../storage/api-keys-repository.js';
+import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { createPromiseCache } from '../lib/promise-cache.js';
+
+export interface KeyAuthenticator {
+  /** The key's record, or throws 401 `invalid_api_key`. Never logs or keeps the key itself. */
+  authenticate(token: string | undefined): Promise<ApiKeyRecord>;
+  invalidate(): void;
+}
+
+/**
+ * Looks keys up by their SHA-256 in a cache (misses coalesced, unknown keys
+ * cached too) that the change watcher clears, so a revocation anywhere takes
+ * effect within one poll interval, with no database read on the hot path.
+ */
+export function createKeyAuthenticator(apiKeys: ApiKeysRepository, now: () => number): KeyAuthenticator {
+  const cache = createPromiseCache<string, ApiKeyRecord | undefined>(50_000, (hash) => apiKeys.findByHash(hash));
+  return {
+    async authenticate(token) {
+      if (token === undefined) throw errors.invalidApiKey('Missing API key. Pass it as "Authorization: Bearer mp_...".');
+      if (!isWellFormedApiKey(token)) throw errors.invalidApiKey('Invalid API key: API keys start with "mp_".');
+      const record = await cache.get(hashApiKey(token));
+      if (record === undefined) throw errors.invalidApiKey('Invalid API key.');
+      if (record.revokedAt !== undefined) throw errors.invalidApiKey('This API key has been revoked.');
+      if (record.expiresAt !== undefined && record.expiresAt <= now()) throw errors.invalidApiKey('This API key has expired.');
+      return record;
+    },
+    invalidate: () => cache.clear(),
+  };
+}

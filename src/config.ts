@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { defaultTimeouts, type UpstreamTimeouts } from './providers/http-client.js';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const int = (min: number) => z.coerce.number().int().min(min);
+
+const environmentSchema = z.object({
+  PORT: int(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().min(1).default('./data/modelport.db'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
+  MODELPORT_BOOTSTRAP: bool.default(true),
+  MODELPORT_REQUIRE_HTTPS: bool.default(false),
+  MODELPORT_TRUSTED_PROXIES: z.string().default(''),
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+  MODELPORT_DEFAULT_RPM: int(1).default(600),
+  MODELPORT_BODY_LIMIT_BYTES: int(1024).default(10 * 1024 * 1024),
+  MODELPORT_SIM_TIME_SCALE: z.coerce.number().min(0).default(1),
+  MODELPORT_CHANGE_POLL_MS: int(10).default(250),
+  MODELPORT_MAX_ATTEMPTS: int(1).default(3),
+  MODELPORT_SHUTDOWN_TIMEOUT_MS: int(0).default(20_000),
+  MODELPORT_UPSTREAM_CONNECT_TIMEOUT_MS: int(1).default(defaultTimeouts.connectMs),
+  MODELPORT_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: int(1).default(defaultTimeouts.firstByteMs),
+  MODELPORT_UPSTREAM_IDLE_TIMEOUT_MS: int(1).default(defaultTimeouts.idleMs),
+  MODELPORT_UPSTREAM_TOTAL_TIMEOUT_MS: int(1).default(defaultTimeouts.totalMs),
+  MODELPORT_USAGE_FLUSH_MS: int(10).default(1000),
+});
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly logLevel: string;
+  readonly openai: { readonly apiKey?: string; readonly baseUrl: string };
+  readonly bootstrap: boolean;
+  readonly requireHttps: boolean;
+  /** Addresses or CIDRs whose X-Forwarded-* headers are believed. Empty: none. */
+  readonly trustedProxies: readonly string[];
+  readonly tls: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  readonly defaultRpm: number;
+  readonly bodyLimitBytes: number;
+  readonly simTimeScale: number;
+  readonly changePollMs: number;
+  readonly maxAttempts: number;
+  readonly shutdownTimeoutMs: number;
+  readonly upstreamTimeouts: UpstreamTimeouts;
+  readonly usageFlushMs: number;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment once; main.ts passes the result down. */
+export function loadConfig(environment: Record<string, string | undefined>): Config {
+  const parsed = environmentSchema.safeParse(
+    Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== '')),
+  );
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new ConfigError(`Invalid configuration: ${detail}`);
+  }
+  const env = parsed.data;
+  if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
+    throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together.');
+  }
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    logLevel: env.LOG_LEVEL,
+    openai: { baseUrl: env.OPENAI_BASE_URL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) },
+    bootstrap: env.MODELPORT_BOOTSTRAP,
+    requireHttps: env.MODELPORT_REQUIRE_HTTPS,
+    trustedProxies: env.MODELPORT_TRUSTED_PROXIES.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''),
+    tls:
+      env.TLS_CERT_FILE && env.TLS_KEY_FILE
+        ? { cert: readFileSync(env.TLS_CERT_FILE), key: readFileSync(env.TLS_KEY_FILE) }
+        : undefined,
+    defaultRpm: env.MODELPORT_DEFAULT_RPM,
+    bodyLimitBytes: env.MODELPORT_BODY_LIMIT_BYTES,
+    simTimeScale: env.MODELPORT_SIM_TIME_SCALE,
+    changePollMs: env.MODELPORT_CHANGE_POLL_MS,
+    maxAttempts: env.MODELPORT_MAX_ATTEMPTS,
+    shutdownTimeoutMs: env.MODELPORT_SHUTDOWN_TIMEOUT_MS,
+    upstreamTimeouts: {
+      connectMs: env.MODELPORT_UPSTREAM_CONNECT_TIMEOUT_MS,
+      firstByteMs: env.MODELPORT_UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+      idleMs: env.MODELPORT_UPSTREAM_IDLE_TIMEOUT_MS,
+      totalMs: env.MODELPORT_UPSTREAM_TOTAL_TIMEOUT_MS,
+    },
+    usageFlushMs: env.MODELPORT_USAGE_FLUSH_MS,
+  };
+}

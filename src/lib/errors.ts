@@ -1,0 +1,115 @@
+/**
+ * The gateway's single catalogue of errors. Every error a client can see is a
+ * `GatewayError`: a stable `code`, an HTTP status and OpenAI's `type` vocabulary,
+ * rendered by the error handler as `{ "error": { message, type, code, param? } }`.
+ * docs/errors.md is the operator-facing copy of this table.
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'authorization_error'
+  | 'not_found_error'
+  | 'rate_limit_error'
+  | 'api_error'
+  | 'upstream_error'
+  | 'service_unavailable';
+
+export interface GatewayErrorOptions {
+  readonly param?: string | null;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+  /** Extra fields merged into the error object (e.g. `execution_id`). */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: string;
+  readonly param: string | null;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(status: number, type: ErrorType, code: string, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    this.status = status;
+    this.type = type;
+    this.code = code;
+    this.param = options.param ?? null;
+    this.headers = options.headers ?? {};
+    this.details = options.details ?? {};
+  }
+
+  toBody(): { error: Record<string, unknown> } {
+    return {
+      error: { message: this.message, type: this.type, code: this.code, param: this.param, ...this.details },
+    };
+  }
+}
+
+export const errors = {
+  invalidRequest: (message: string, param: string | null = null, code = 'invalid_value') =>
+    new GatewayError(400, 'invalid_request_error', code, message, { param }),
+  invalidJson: (message = 'The request body is not valid JSON.') =>
+    new GatewayError(400, 'invalid_request_error', 'invalid_json', message),
+  routerRequired: () =>
+    new GatewayError(
+      400,
+      'invalid_request_error',
+      'router_required',
+      'No router given: set the "model" field to a router id, or put the router id in the path (/api/router/<router_id>/chat/completions).',
+      { param: 'model' },
+    ),
+  invalidApiKey: (message = 'Invalid or missing API key. Pass it as "Authorization: Bearer mp_...".') =>
+    new GatewayError(401, 'authentication_error', 'invalid_api_key', message),
+  routerAccessDenied: (routerId: string) =>
+    new GatewayError(
+      403,
+      'authorization_error',
+      'router_access_denied',
+      `This API key does not have access to router "${routerId}".`,
+    ),
+  httpsRequired: () =>
+    new GatewayError(
+      403,
+      'invalid_request_error',
+      'https_required',
+      'API keys must be sent over HTTPS. This server refuses keys sent over plain HTTP.',
+    ),
+  routerNotFound: (routerId: string) =>
+    new GatewayError(
+      404,
+      'not_found_error',
+      'router_not_found',
+      `Router "${routerId}" not found. The "model" field takes a router id (copy it from the router's page in the dashboard, e.g. "rt_..."), not a model name; the router chooses the model.`,
+      { param: 'model' },
+    ),
+  agentNotFound: (name: string) =>
+    new GatewayError(404, 'not_found_error', 'agent_not_found', `Agent "${name}" not found.`, { param: 'model' }),
+  endpointNotFound: (method: string, url: string) =>
+    new GatewayError(404, 'not_found_error', 'endpoint_not_found', `Unknown endpoint: ${method} ${url}`),
+  methodNotAllowed: (method: string, url: string) =>
+    new GatewayError(405, 'invalid_request_error', 'method_not_allowed', `Method ${method} is not allowed on ${url}.`),
+  bodyTooLarge: (limitBytes: number) =>
+    new GatewayError(
+      413,
+      'invalid_request_error',
+      'request_too_large',
+      `The request body is larger than the limit of ${limitBytes} bytes.`,
+    ),
+  rateLimited: (message: string, headers: Record<string, string>) =>
+    new GatewayError(429, 'rate_limit_error', 'rate_limit_exceeded', message, { headers }),
+  internal: (cause?: unknown) =>
+    new GatewayError(500, 'api_error', 'internal_error', 'The server had an error while processing your request. Please retry.', {
+      cause,
+    }),
+  allModelsUnavailable: (detail: string) =>
+    new GatewayError(
+      503,
+      'service_unavailable',
+      'all_models_unavailable',
+      `All models of this router are temporarily unavailable. ${detail}`.trim(),
+      { headers: { 'retry-after': '1' } },
+    ),
+} as const;

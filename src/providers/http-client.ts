@@ -1,0 +1,143 @@
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { UpstreamError, isRetryableStatus } from './contract.js';
+
+/** Timeouts for upstream calls, in milliseconds. */
+export interface UpstreamTimeouts {
+  /** TCP/TLS connect. @default 5000 */
+  readonly connectMs: number;
+  /** Until the response headers arrive (time to first byte). @default 60000 */
+  readonly firstByteMs: number;
+  /** Longest silence between two body chunks. @default 60000 */
+  readonly idleMs: number;
+  /** The whole call, body included. @default 600000 */
+  readonly totalMs: number;
+}
+
+export const defaultTimeouts: UpstreamTimeouts = { connectMs: 5_000, firstByteMs: 60_000, idleMs: 60_000, totalMs: 600_000 };
+
+/** One keep-alive connection pool per upstream origin, shared by every provider. */
+export function createUpstreamDispatcher(timeouts: UpstreamTimeouts): Dispatcher {
+  return new Agent({
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.firstByteMs,
+    bodyTimeout: timeouts.idleMs,
+    keepAliveTimeout: 30_000,
+    connections: 256,
+    pipelining: 1,
+  });
+}
+
+export interface UpstreamHttp {
+  readonly dispatcher: Dispatcher;
+  readonly timeouts: UpstreamTimeouts;
+}
+
+export interface UpstreamResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Dispatcher.ResponseData['body'];
+}
+
+/**
+ * POSTs JSON to an upstream and returns the response once its headers are in.
+ * Any non-2xx status is read and thrown as an UpstreamError; network failures
+ * and timeouts are mapped to UpstreamError too, so callers see one error type.
+ */
+export async function postJson(
+  http: UpstreamHttp,
+  provider: string,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<UpstreamResponse> {
+  const totalSignal = AbortSignal.any([signal, AbortSignal.timeout(http.timeouts.totalMs)]);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: totalSignal,
+      dispatcher: http.dispatcher,
+    });
+  } catch (error) {
+    throw toUpstreamError(provider, error, signal);
+  }
+  if (response.statusCode >= 200 && response.statusCode < 300) {
+    return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+  }
+  let text = '';
+  try {
+    text = await response.body.text();
+  } catch {
+    // The error body is only informative; the status already says what happened.
+  }
+  throw new UpstreamError({
+    provider,
+    kind: 'http',
+    statusCode: response.statusCode,
+    isRetryable: isRetryableStatus(response.statusCode),
+    responseBody: text.slice(0, 4_096),
+    message: extractErrorMessage(text) ?? `${provider} answered HTTP ${response.statusCode}`,
+    ...retryAfter(response.headers),
+  });
+}
+
+/** Maps a thrown network-level error (or an abort) onto UpstreamError. */
+export function toUpstreamError(provider: string, error: unknown, clientSignal?: AbortSignal): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  if (clientSignal?.aborted) {
+    return new UpstreamError({ provider, kind: 'aborted', isRetryable: false, message: 'The client went away.', cause: error });
+  }
+  const isTimeout =
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError ||
+    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'));
+  if (isTimeout) {
+    return new UpstreamError({ provider, kind: 'timeout', isRetryable: true, message: `${provider} timed out`, cause: error });
+  }
+  const code = error instanceof Error && 'code' in error ? String((error as { code: unknown }).code) : 'unknown';
+  return new UpstreamError({
+    provider,
+    kind: 'connection',
+    isRetryable: true,
+    message: `Could not reach ${provider} (${code})`,
+    cause: error,
+  });
+}
+
+function extractErrorMessage(text: string): string | undefined {
+  if (text === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
+      const inner = (parsed as { error: unknown }).error;
+      if (typeof inner === 'string') return inner;
+      if (typeof inner === 'object' && inner !== null && 'message' in inner) {
+        const message = (inner as { message: unknown }).message;
+        if (typeof message === 'string') return message;
+      }
+    }
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  return text.slice(0, 500);
+}
+
+/** Honours `retry-after-ms` (OpenAI) and `retry-after` (seconds or an HTTP date). */
+function retryAfter(headers: Record<string, string | string[] | undefined>): { retryAfterMs?: number } {
+  const ms = Number(firstHeader(headers['retry-after-ms']));
+  if (Number.isFinite(ms) && ms >= 0) return { retryAfterMs: ms };
+  const raw = firstHeader(headers['retry-after']);
+  if (raw === undefined) return {};
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 };
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) };
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

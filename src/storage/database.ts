@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
+import pg from 'pg';
+import { initialMigration } from './migrations/0001-initial.js';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Storage {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database named by `url`: `postgres://…` for Postgres, anything else
+ * a SQLite file path (`sqlite:` prefix optional, `:memory:` allowed).
+ */
+export function openStorage(url: string): Storage {
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      // bigint (int8) columns hold epoch milliseconds, well inside 2^53.
+      types: { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) } as pg.CustomTypesConfig,
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  const file = url.replace(/^sqlite:(\/\/)?/, '');
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+const migrations: Record<string, Migration> = {
+  '0001-initial': initialMigration,
+};
+
+/** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */
+export async function migrateToLatest(storage: Storage): Promise<void> {
+  const migrator = new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations } });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+}

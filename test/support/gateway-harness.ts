@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { createAdminService, type AdminService } from '../../src/admin/admin-service.js';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { RouterRecord } from '../../src/storage/routers-repository.js';
+
+export interface Gateway {
+  readonly app: App;
+  readonly admin: AdminService;
+  /** e.g. http://127.0.0.1:PORT/api/router */
+  readonly baseUrl: string;
+  readonly origin: string;
+  readonly ownerEmail: string;
+  readonly router: RouterRecord;
+  readonly apiKey: string;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  /** Environment overrides, as an operator would set them. */
+  readonly env?: Record<string, string>;
+  /** Models of the seeded router. @default ['sim:small', 'sim:medium'] */
+  readonly models?: readonly string[];
+  readonly strategy?: string;
+}
+
+/**
+ * A real gateway on a loopback port over a fresh SQLite file (or the database in
+ * TEST_DATABASE_URL), seeded with one owner, one router and one key.
+ */
+export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  const directory = mkdtempSync(join(tmpdir(), 'modelport-test-'));
+  const config = loadConfig({
+    DATABASE_URL: join(directory, 'test.db'),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    MODELPORT_BOOTSTRAP: 'false',
+    MODELPORT_SIM_TIME_SCALE: '0',
+    MODELPORT_CHANGE_POLL_MS: '50',
+    MODELPORT_USAGE_FLUSH_MS: '50',
+    ...options.env,
+  });
+  const app = await createApp(config, pino({ level: 'silent' }));
+  const admin = createAdminService(app.repositories, app.catalog);
+  const ownerEmail = 'owner@example.com';
+  await admin.createUser(ownerEmail, 'correct horse battery');
+  const router = await admin.createRouter({
+    ownerEmail,
+    name: 'test router',
+    models: options.models ?? ['sim:small', 'sim:medium'],
+    strategy: options.strategy ?? 'cost_optimized',
+  });
+  const { value: apiKey } = await admin.createKey({ ownerEmail, name: 'test key' });
+  await app.server.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server has no TCP address');
+  const scheme = config.tls ? 'https' : 'http';
+  const origin = `${scheme}://127.0.0.1:${address.port}`;
+  return {
+    app,
+    admin,
+    origin,
+    baseUrl: `${origin}/api/router`,
+    ownerEmail,
+    router,
+    apiKey,
+    async close() {
+      await app.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
