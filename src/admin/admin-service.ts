@@ -5,7 +5,7 @@ import { STRATEGY_NAMES, isStrategyName } from '../routing/strategies.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
-import type { UserRow } from '../storage/schema.js';
+import type { UsageRecordRow, UserRow } from '../storage/schema.js';
 
 /** A mistake in what an owner asked for (bad email, unknown model…): shown to them as is. */
 export class AdminInputError extends Error {}
@@ -17,6 +17,26 @@ export interface NewKeyRequest {
   readonly rpmLimit?: number | undefined;
   readonly expiresInMs?: number | undefined;
 }
+
+/** Filters for reading usage records; every field narrows the result. */
+export interface UsageListRequest {
+  readonly ownerEmail?: string | undefined;
+  readonly keyId?: string | undefined;
+  /** Epoch milliseconds; records at or after it. */
+  readonly since?: number | undefined;
+  /** @default 100 */
+  readonly limit?: number | undefined;
+}
+
+/** A router with its owner's email, for listings across owners. */
+export interface RouterWithOwner {
+  readonly router: RouterRecord;
+  readonly ownerEmail: string;
+}
+
+/** The most usage records one listing returns. */
+export const MAX_USAGE_LIMIT = 10_000;
+const DEFAULT_USAGE_LIMIT = 100;
 
 /**
  * Owner-side operations shared by the CLI, the first-start bootstrap and the
@@ -93,6 +113,38 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
       const owner = await ownerByEmail(ownerEmail);
       if (!(await repositories.apiKeys.revoke(owner.id, keyId))) throw new AdminInputError(`No active key ${keyId} belongs to ${ownerEmail}.`);
     },
+
+    /** Like listRouters, with each router's owner email (one owner, or every owner). */
+    async listRoutersWithOwners(ownerEmail: string | undefined): Promise<RouterWithOwner[]> {
+      const owners = ownerEmail !== undefined ? [await ownerByEmail(ownerEmail)] : await repositories.users.list();
+      const lists = await Promise.all(
+        owners.map(async (owner) => (await repositories.routers.listByOwner(owner.id)).map((router) => ({ router, ownerEmail: owner.email }))),
+      );
+      return lists.flat();
+    },
+
+    /** Usage records, newest first; an owner or key that does not exist is a mistake, not an empty list. */
+    async listUsage(request: UsageListRequest): Promise<UsageRecordRow[]> {
+      const limit = request.limit ?? DEFAULT_USAGE_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_USAGE_LIMIT) {
+        throw new AdminInputError(`--limit must be a whole number from 1 to ${MAX_USAGE_LIMIT}.`);
+      }
+      const owner = request.ownerEmail === undefined ? undefined : await ownerByEmail(request.ownerEmail);
+      if (request.keyId !== undefined) {
+        // Owners are few; looking through their keys keeps the repository interface as it is.
+        const owners = owner !== undefined ? [owner] : await repositories.users.list();
+        const keys = (await Promise.all(owners.map((candidate) => repositories.apiKeys.listByOwner(candidate.id)))).flat();
+        if (!keys.some((key) => key.id === request.keyId)) {
+          throw new AdminInputError(owner === undefined ? `No key ${request.keyId}.` : `No key ${request.keyId} belongs to ${request.ownerEmail}.`);
+        }
+      }
+      return repositories.usage.list({
+        limit,
+        ...(owner === undefined ? {} : { ownerId: owner.id }),
+        ...(request.keyId === undefined ? {} : { keyId: request.keyId }),
+        ...(request.since === undefined ? {} : { since: request.since }),
+      });
+    },
   };
 }
 
@@ -104,4 +156,28 @@ export function parseDuration(text: string): number {
   if (!match) throw new AdminInputError(`"${text}" is not a duration; write e.g. 90d, 12h or 30m.`);
   const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }[match[2] as 'd' | 'h' | 'm' | 's'];
   return Number(match[1]) * unit;
+}
+
+/** Whether a key still opens the gateway; the same rule the key authenticator applies. */
+export function keyStatus(key: ApiKeyRecord, at: number): 'active' | 'revoked' | 'expired' {
+  if (key.revokedAt !== undefined) return 'revoked';
+  if (key.expiresAt !== undefined && key.expiresAt <= at) return 'expired';
+  return 'active';
+}
+
+/** A whole number written in decimal digits ("600"), for flags such as --rpm and --limit. */
+export function parseWholeNumber(text: string, flag: string): number {
+  if (!/^\d{1,15}$/.test(text.trim())) throw new AdminInputError(`${flag} must be a whole number, not "${text}".`);
+  return Number(text.trim());
+}
+
+/**
+ * A point in time for filters: an ISO 8601 date or date-time ("2026-01-31",
+ * "2026-01-31T12:00:00Z"), or a duration back from `now` ("1h", "7d").
+ */
+export function parseSince(text: string, now: number): number {
+  if (/^\d+\s*[dhms]$/.test(text.trim())) return now - parseDuration(text);
+  const time = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? Date.parse(text.trim()) : Number.NaN;
+  if (Number.isNaN(time)) throw new AdminInputError(`"${text}" is neither an ISO 8601 time (2026-01-31T12:00:00Z) nor a duration (1h, 7d).`);
+  return time;
 }

@@ -1,0 +1,68 @@
+import type { AdminService } from '../admin/admin-service.js';
+import type { JsonObject } from './output.js';
+
+/** A mistake in how the command was typed (unknown flag, missing option): exit code 2. */
+export class UsageError extends Error {
+  /** The command whose help to point at, e.g. `router create`; empty for the top level. */
+  readonly command: string;
+
+  constructor(message: string, command = '') {
+    super(message);
+    this.name = 'UsageError';
+    this.command = command;
+  }
+}
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  /** One line for `--help`. */
+  readonly description: string;
+  /** Placeholder shown in help, e.g. `email` for `--owner <email>`. */
+  readonly valueName?: string;
+  /** Missing required options are a usage mistake (exit 2), checked before the command runs. */
+  readonly required?: boolean;
+}
+
+/** The parsed options of one invocation, read by name. */
+export interface OptionValues {
+  string(name: string): string | undefined;
+  /** A string option declared `required`; main has already checked that it is present. */
+  requiredString(name: string): string;
+  boolean(name: string): boolean;
+}
+
+export interface CommandContext {
+  /** Opens DATABASE_URL and migrates it on first call; main closes it before exiting. */
+  admin(): Promise<AdminService>;
+  now(): number;
+  /** The whole of standard input, for secrets that should not be on the command line. */
+  readStdin(): Promise<string>;
+}
+
+export interface CommandResult {
+  /** What `--json` prints: exactly one object. */
+  readonly json: JsonObject;
+  /** Human output: data on stdout (what a script captures), notes and warnings on stderr. */
+  readonly stdout: string;
+  readonly stderr?: string;
+}
+
+export interface CommandSpec {
+  readonly noun: string;
+  readonly verb: string;
+  /** One line for the command list. */
+  readonly summary: string;
+  /** A paragraph for the command's own `--help`. */
+  readonly description: string;
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  readonly examples: readonly string[];
+  run(options: OptionValues, context: CommandContext): Promise<CommandResult>;
+}
+
+/** Splits `a,b, c` into trimmed, non-empty items. */
+export function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}

@@ -1,0 +1,71 @@
+import { MAX_USAGE_LIMIT, parseSince, parseWholeNumber } from '../admin/admin-service.js';
+import type { UsageRecordRow } from '../storage/schema.js';
+import type { CommandSpec } from './command.js';
+import { formatNumber, isoTime, renderTable, shortTime, type JsonObject } from './output.js';
+
+function usageJson(row: UsageRecordRow): JsonObject {
+  return {
+    id: row.id,
+    createdAt: isoTime(row.created_at),
+    ownerId: row.owner_id,
+    keyId: row.key_id,
+    routerId: row.router_id,
+    model: row.model,
+    status: row.status,
+    errorCode: row.error_code,
+    streamed: Boolean(row.streamed),
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    totalTokens: row.total_tokens,
+    costUsd: row.cost_usd,
+    latencyMs: row.latency_ms,
+    carbonGrams: row.carbon_grams,
+    attempts: row.attempts,
+  };
+}
+
+const listUsage: CommandSpec = {
+  noun: 'usage',
+  verb: 'list',
+  summary: 'List usage records (one per request), newest first',
+  description:
+    'Lists the usage records servers write for every request: tokens, cost, latency, carbon and outcome. Servers write them in batches, so the last second or so of traffic may not be there yet.',
+  options: {
+    key: { type: 'string', valueName: 'key-id', description: 'Only requests made with this key id (key_...)' },
+    owner: { type: 'string', valueName: 'email', description: 'Only requests made with keys of this user' },
+    since: { type: 'string', valueName: 'time', description: 'Only records from this time on: ISO 8601 (2026-01-31T12:00:00Z) or a duration back from now (1h, 7d)' },
+    limit: { type: 'string', valueName: 'n', description: `At most this many records, 1 to ${MAX_USAGE_LIMIT} (default 100)` },
+  },
+  examples: ['modelport usage list --owner owner@example.com --since 1h', 'modelport usage list --key key_AbCdEfGh12345678 --limit 20 --json'],
+  async run(options, context) {
+    const sinceText = options.string('since');
+    const limitText = options.string('limit');
+    const admin = await context.admin();
+    const rows = await admin.listUsage({
+      ownerEmail: options.string('owner'),
+      keyId: options.string('key'),
+      since: sinceText === undefined ? undefined : parseSince(sinceText, context.now()),
+      limit: limitText === undefined ? undefined : parseWholeNumber(limitText, '--limit'),
+    });
+    const table =
+      rows.length === 0
+        ? '(no usage records)\n'
+        : renderTable(
+            ['TIME', 'KEY', 'ROUTER', 'MODEL', 'STATUS', 'TOKENS', 'COST $', 'LATENCY ms', 'CO2 g'],
+            rows.map((row) => [
+              shortTime(row.created_at),
+              row.key_id ?? '-',
+              row.router_id ?? '-',
+              row.model ?? '-',
+              row.error_code === null ? String(row.status) : `${row.status} ${row.error_code}`,
+              String(row.total_tokens),
+              formatNumber(row.cost_usd, 6),
+              formatNumber(row.latency_ms, 0),
+              formatNumber(row.carbon_grams, 4),
+            ]),
+          );
+    return { json: { usage: rows.map(usageJson) }, stdout: table };
+  },
+};
+
+export const usageCommands: readonly CommandSpec[] = [listUsage];

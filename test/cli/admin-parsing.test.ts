@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AdminInputError, keyStatus, parseSince, parseWholeNumber } from '../../src/admin/admin-service.js';
+import type { ApiKeyRecord } from '../../src/storage/api-keys-repository.js';
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+
+const key = (overrides: Partial<ApiKeyRecord>): ApiKeyRecord => ({
+  id: 'key_x',
+  ownerId: 'usr_x',
+  name: 'k',
+  displayPrefix: 'mp_abcdef',
+  routerIds: undefined,
+  rpmLimit: undefined,
+  createdAt: NOW - 1000,
+  lastUsedAt: undefined,
+  expiresAt: undefined,
+  revokedAt: undefined,
+  ...overrides,
+});
+
+describe('CLI input rules in admin-service', () => {
+  it('parseSince reads durations back from now and ISO 8601 times', () => {
+    assert.equal(parseSince('1h', NOW), NOW - 3_600_000);
+    assert.equal(parseSince('7d', NOW), NOW - 7 * 86_400_000);
+    assert.equal(parseSince('2026-05-31', NOW), Date.parse('2026-05-31T00:00:00Z'));
+    assert.equal(parseSince('2026-05-31T10:30:00Z', NOW), Date.parse('2026-05-31T10:30:00Z'));
+    assert.equal(parseSince('2026-05-31T10:30:00+02:00', NOW), Date.parse('2026-05-31T08:30:00Z'));
+    for (const text of ['yesterday', '1 week', '31/05/2026', '2026-13-45', '']) assert.throws(() => parseSince(text, NOW), AdminInputError, text);
+  });
+
+  it('parseWholeNumber accepts only decimal digits', () => {
+    assert.equal(parseWholeNumber('60', '--rpm'), 60);
+    for (const text of ['1e3', '-5', '2.5', 'ten', '', '0x10']) assert.throws(() => parseWholeNumber(text, '--rpm'), /--rpm must be a whole number/);
+  });
+
+  it('keyStatus: revoked wins over expired; expiry is inclusive, as in the authenticator', () => {
+    assert.equal(keyStatus(key({}), NOW), 'active');
+    assert.equal(keyStatus(key({ expiresAt: NOW + 1 }), NOW), 'active');
+    assert.equal(keyStatus(key({ expiresAt: NOW }), NOW), 'expired');
+    assert.equal(keyStatus(key({ expiresAt: NOW - 1, revokedAt: NOW - 2 }), NOW), 'revoked');
+  });
+});
