@@ -34,7 +34,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const dispatcher = createUpstreamDispatcher(config.upstreamTimeouts);
   const providers = createProviderRegistry(
     {
-      openai: config.openai,
+      credentials: config.providers,
+      // Anthropic requires max_tokens: the model's maximum output, capped so a forgotten limit stays affordable.
+      defaultMaxTokens: (provider, modelId) => Math.min(catalog.get(`${provider}:${modelId}`)?.maxOutputTokens ?? 4096, 8192),
       sim: {
         timeScale: config.simTimeScale,
         timing: (modelId) => {

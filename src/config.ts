@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { defaultTimeouts, type UpstreamTimeouts } from './providers/http-client.js';
+import { readProviderCredentials, type ProviderCredentials } from './providers/provider-presets.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -12,8 +13,6 @@ const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().min(1).default('./data/modelport.db'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
   MODELPORT_BOOTSTRAP: bool.default(true),
   MODELPORT_REQUIRE_HTTPS: bool.default(false),
   MODELPORT_TRUSTED_PROXIES: z.string().default(''),
@@ -37,7 +36,8 @@ export interface Config {
   readonly host: string;
   readonly databaseUrl: string;
   readonly logLevel: string;
-  readonly openai: { readonly apiKey?: string; readonly baseUrl: string };
+  /** Server-wide provider credentials (`<PROVIDER>_API_KEY`, `<PROVIDER>_BASE_URL`), by provider name. */
+  readonly providers: ReadonlyMap<string, ProviderCredentials>;
   readonly bootstrap: boolean;
   readonly requireHttps: boolean;
   /** Addresses or CIDRs whose X-Forwarded-* headers are believed. Empty: none. */
@@ -73,7 +73,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     host: env.HOST,
     databaseUrl: env.DATABASE_URL,
     logLevel: env.LOG_LEVEL,
-    openai: { baseUrl: env.OPENAI_BASE_URL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) },
+    providers: readProviderCredentials(environment),
     bootstrap: env.MODELPORT_BOOTSTRAP,
     requireHttps: env.MODELPORT_REQUIRE_HTTPS,
     trustedProxies: env.MODELPORT_TRUSTED_PROXIES.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''),

@@ -8,7 +8,31 @@ import type { ChatMessage, ChatRequest } from '../providers/contract.js';
  * plus 3 to prime the reply.
  */
 export function countTextTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text);
+  if (text.length <= SLICE_CHARACTERS) return text.length === 0 ? 0 : countTokens(text);
+  let total = 0;
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + SLICE_CHARACTERS, text.length);
+    if (end < text.length) {
+      // Cut before a space: the tokenizer glues a word to the space in front of it, so the count stays exact.
+      const space = text.lastIndexOf(' ', end);
+      if (space > start) end = space;
+      else if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+    }
+    total += countTokens(text.slice(start, end));
+    start = end;
+  }
+  return total;
+}
+
+/**
+ * gpt-tokenizer's BPE is quadratic in the length of one unbroken run (50 KB of
+ * "a" blocks the event loop for seconds, a 10 MB body for hours), so long
+ * texts are counted in slices of at most this many characters: linear time.
+ */
+const SLICE_CHARACTERS = 1024;
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 export function messageText(message: ChatMessage): string {

@@ -93,6 +93,7 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
         }
       }
       const generated = generateApiKey();
+      const createdAt = now();
       const key = await repositories.apiKeys.create({
         ownerId: owner.id,
         name: input.name.trim(),
@@ -100,7 +101,8 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
         displayPrefix: generated.displayPrefix,
         routerIds: input.routerIds,
         rpmLimit: input.rpmLimit,
-        expiresAt: input.expiresInMs === undefined ? undefined : now() + input.expiresInMs,
+        createdAt,
+        expiresAt: input.expiresInMs === undefined ? undefined : createdAt + input.expiresInMs,
       });
       return { key, value: generated.value };
     },

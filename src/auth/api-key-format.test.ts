@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { generateApiKey, hashApiKey, isWellFormedApiKey, readBearerToken } from './api-key-format.js';
+import { generateApiKey, hashApiKey, isWellFormedApiKey, readBearerToken, redactApiKeys } from './api-key-format.js';
 
 describe('API key format', () => {
   it('is mp_ and 40 base62 characters, stored only as a SHA-256', () => {
@@ -27,5 +27,11 @@ describe('API key format', () => {
     assert.equal(readBearerToken('Basic abc'), undefined);
     assert.equal(readBearerToken('Bearer'), undefined);
     assert.equal(readBearerToken(undefined), undefined);
+  });
+
+  it('masks anything shaped like a key in text bound for logs', () => {
+    const key = generateApiKey().value;
+    assert.equal(redactApiKeys(`/api/router/${key}/chat/completions`), '/api/router/mp_[redacted]/chat/completions');
+    assert.equal(redactApiKeys('/api/router/rt_4fQx9/chat/completions'), '/api/router/rt_4fQx9/chat/completions');
   });
 });

@@ -33,3 +33,8 @@ export function readBearerToken(header: string | undefined): string | undefined 
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
 }
+
+/** Anything shaped like a key, masked for logs: clients do paste keys into URLs by mistake (e.g. as the router id). */
+export function redactApiKeys(text: string): string {
+  return text.replace(/mp_[0-9A-Za-z]{8,}/g, 'mp_[redacted]');
+}

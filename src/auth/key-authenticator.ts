@@ -19,7 +19,11 @@ export function createKeyAuthenticator(apiKeys: ApiKeysRepository, now: () => nu
   return {
     async authenticate(token) {
       if (token === undefined) throw errors.invalidApiKey('Missing API key. Pass it as "Authorization: Bearer mp_...".');
-      if (!isWellFormedApiKey(token)) throw errors.invalidApiKey('Invalid API key: API keys start with "mp_".');
+      if (!isWellFormedApiKey(token)) {
+        throw errors.invalidApiKey(
+          token.startsWith('mp_') ? 'Invalid API key: a key is "mp_" followed by 32 to 128 letters and digits.' : 'Invalid API key: API keys start with "mp_".',
+        );
+      }
       const record = await cache.get(hashApiKey(token));
       if (record === undefined) throw errors.invalidApiKey('Invalid API key.');
       if (record.revokedAt !== undefined) throw errors.invalidApiKey('This API key has been revoked.');

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountCall } from '../accounting/call-accounting.js';
-import { errors } from '../lib/errors.js';
+import { GatewayError, errors } from '../lib/errors.js';
 import type { ChatRequest, ToolCall } from '../providers/contract.js';
 import type { ModelInfo } from '../routing/catalog.js';
-import { callWithFallback, type Attempt } from '../routing/fallback.js';
+import { RoutingFailure, callWithFallback, type Attempt } from '../routing/fallback.js';
 import { filterEligible, isStrategyName, rankCandidates, type RoutingContext, type StrategyName } from '../routing/strategies.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
 import { streamCompletion } from './chat-stream.js';
 import { chatRequestSchema, type ChatRequestBody } from './chat-request-schema.js';
 import type { AppDependencies } from './dependencies.js';
 import { chatCompletionBody, type RouterMeta } from './openai-response.js';
+import { usageRecordFrom } from './request-state.js';
 
 export const CHAT_COMPLETION_PATHS = [
   '/api/router/chat/completions',
@@ -18,6 +19,9 @@ export const CHAT_COMPLETION_PATHS = [
   '/api/router/:routerId/chat/completions',
   '/api/router/v1/:routerId/chat/completions',
 ] as const;
+
+/** Router ids are `rt_` + 22 characters; anything much longer cannot be one. */
+const MAX_ROUTER_ID_LENGTH = 128;
 
 /** A routed request, resolved and ranked, ready to call. */
 export interface RoutedRequest {
@@ -33,9 +37,10 @@ export interface RoutedRequest {
 export function registerChatCompletions(app: FastifyInstance, deps: AppDependencies): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as ChatRequestBody;
-    const router = await resolveRouter(request, body, deps);
+    // Everything that makes the request itself invalid (400) is found before the router is looked up (404/403).
     const chatRequest = toChatRequest(body);
     checkMessages(chatRequest);
+    const router = await resolveRouter(request, body, deps);
     const strategy: StrategyName = isStrategyName(router.strategy) ? router.strategy : 'balanced';
     const candidates = selectCandidates(router, strategy, chatRequest, deps);
 
@@ -52,10 +57,25 @@ export function registerChatCompletions(app: FastifyInstance, deps: AppDependenc
       created: Math.floor(deps.now() / 1000),
       signal: abort.signal,
     };
-    if (body.stream === true) return streamCompletion(request, reply, routed, deps, body.stream_options?.include_usage === true);
-    return completeOnce(request, reply, routed, deps);
+    try {
+      if (body.stream === true) return await streamCompletion(request, reply, routed, deps, body.stream_options?.include_usage === true);
+      return await completeOnce(request, reply, routed, deps);
+    } catch (error) {
+      if (error instanceof RoutingFailure) request.gateway.attempts = error.attempts.length;
+      // A client that left gets no response, so no 'finish' and no onResponse hook: its record is queued here.
+      if (abort.signal.aborted && !request.gateway.recorded && error instanceof GatewayError) {
+        request.gateway.recorded = true;
+        deps.usage.record(usageRecordFrom(request, error.status, error.code));
+      }
+      throw error;
+    }
   };
-  for (const path of CHAT_COMPLETION_PATHS) app.post(path, { schema: { body: chatRequestSchema } }, handler);
+  for (const path of CHAT_COMPLETION_PATHS) app.post(path, { schema: { body: chatRequestSchema }, preValidation: requireBody }, handler);
+}
+
+/** A POST with no body at all (no Content-Type, no length) never reaches the JSON parser: same answer as an empty one. */
+async function requireBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined) throw errors.invalidJson('The request body is empty; send a JSON object.');
 }
 
 async function resolveRouter(request: FastifyRequest, body: ChatRequestBody, deps: AppDependencies): Promise<RouterRecord> {
@@ -64,7 +84,8 @@ async function resolveRouter(request: FastifyRequest, body: ChatRequestBody, dep
   const target = pathRouter ?? body.model ?? undefined;
   if (target === undefined || target === '') throw errors.routerRequired();
   if (target.startsWith('agent:')) throw errors.agentNotFound(target.slice('agent:'.length));
-  const router = await deps.routers.find(target);
+  // Lookups (misses included) are cached by id: a megabyte-long "id" must not become a cache key.
+  const router = target.length <= MAX_ROUTER_ID_LENGTH ? await deps.routers.find(target) : undefined;
   if (router === undefined) throw errors.routerNotFound(target);
   const key = request.gateway.key;
   if (key === undefined) throw errors.invalidApiKey();

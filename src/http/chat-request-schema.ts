@@ -46,12 +46,13 @@ export const toolSchema = Type.Object(
 export const chatRequestSchema = Type.Object(
   {
     messages: Type.Array(chatMessageSchema, { minItems: 1 }),
-    model: Type.Optional(Type.String()),
+    // null, like every optional OpenAI parameter, means "not set".
+    model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
     temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
     max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
     max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-    tools: Type.Optional(Type.Array(toolSchema)),
+    tools: Type.Optional(Type.Union([Type.Array(toolSchema), Type.Null()])),
     n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1 }), Type.Null()])),
     stream_options: Type.Optional(
       Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true }), Type.Null()]),

@@ -39,7 +39,6 @@ export async function streamCompletion(
     ...(reply.getHeaders() as Record<string, string>),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    connection: 'keep-alive',
     'x-accel-buffering': 'no',
     'x-request-id': request.id,
     'x-modelport-model': outcome.model.id,

@@ -15,6 +15,17 @@ function paramName(instancePath: string, missing?: unknown): string {
   return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name === '' ? part : `${name}.${part}`), '');
 }
 
+/** The values a literal or a union of literals (e.g. `role`) accepts, so the message can name them. */
+function allowedValues(validation: readonly AjvError[], instancePath: string): unknown[] {
+  const values: unknown[] = [];
+  for (const error of validation) {
+    if (error.instancePath !== instancePath) continue;
+    if (error.keyword === 'const') values.push(error.params.allowedValue);
+    else if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues)) values.push(...(error.params.allowedValues as unknown[]));
+  }
+  return values;
+}
+
 export function validationToGatewayError(validation: readonly AjvError[]): GatewayError {
   // Prefer the error that points deepest: for unions that is the branch that came closest.
   const first = [...validation].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
@@ -27,7 +38,13 @@ export function validationToGatewayError(validation: readonly AjvError[]): Gatew
   if (param === '') return errors.invalidRequest('The request body must be a JSON object.', null, 'invalid_type');
   if (param === 'n') return errors.invalidRequest("Routers return one choice: 'n' must be 1.", 'n', 'unsupported_value');
   const code = first.keyword === 'type' ? 'invalid_type' : 'invalid_value';
-  const detail = first.keyword === 'anyOf' || first.keyword === 'oneOf' ? 'has an invalid type or shape' : (first.message ?? 'is invalid');
+  const allowed = allowedValues(validation, first.instancePath);
+  const detail =
+    allowed.length > 0
+      ? `must be ${allowed.length === 1 ? '' : 'one of '}${allowed.map((value) => JSON.stringify(value)).join(', ')}`
+      : first.keyword === 'anyOf' || first.keyword === 'oneOf'
+        ? 'has an invalid type or shape'
+        : (first.message ?? 'is invalid');
   return errors.invalidRequest(`Invalid value for '${param}': ${detail}.`, param, code);
 }
 
@@ -40,7 +57,9 @@ export function installErrorHandling(app: FastifyInstance, bodyLimitBytes: numbe
     else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') gatewayError = errors.bodyTooLarge(bodyLimitBytes);
     else if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') gatewayError = errors.invalidJson('The request body is empty; send a JSON object.');
     else if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') gatewayError = errors.invalidJson();
-    else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      gatewayError = errors.invalidRequest('The Content-Type header is malformed; send "Content-Type: application/json".', null, 'invalid_request');
+    } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       gatewayError = errors.invalidRequest(error.message, null, 'invalid_request');
     } else {
       request.log.error({ err: error }, 'unhandled error');

@@ -19,7 +19,12 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
     request.gateway = createRequestState(performance.now());
     void reply.header('x-request-id', request.id);
     if (deps.settings.requireHttps && request.protocol !== 'https') throw errors.httpsRequired();
-    const key = await deps.authenticator.authenticate(readBearerToken(request.headers.authorization));
+    const header = request.headers.authorization;
+    const token = readBearerToken(header);
+    if (token === undefined && header !== undefined && header.trim() !== '') {
+      throw errors.invalidApiKey('Invalid Authorization header: send the API key as "Authorization: Bearer mp_...".');
+    }
+    const key = await deps.authenticator.authenticate(token);
     request.gateway.key = key;
     const decision = await deps.rateLimiter.consume(key.id, key.rpmLimit ?? deps.settings.defaultRpm);
     const headers = rateLimitHeaders(decision);

@@ -1,16 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { redactApiKeys } from '../auth/api-key-format.js';
+import { errors } from '../lib/errors.js';
 import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
+import { parseJsonBody } from './json-body.js';
 import { routerApi } from './router-api.js';
 
 export interface ServerOptions {
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  /**
+   * Time a client has to send its whole request (headers and body), answered
+   * with 408 after it; the response may take as long as the model needs.
+   * @default 60000
+   */
+  readonly requestTimeoutMs?: number | undefined;
 }
 
 /** Builds the HTTP server from its dependencies; no globals, nothing read from the environment. */
 export async function createServer(deps: AppDependencies, options: ServerOptions = {}): Promise<FastifyInstance> {
   const trustProxy = deps.settings.trustedProxies.length > 0 ? [...deps.settings.trustedProxies] : false;
+  const requestTimeout = options.requestTimeoutMs ?? 60_000;
+  // Node only honours the timeout given when the server is built (Fastify assigns it afterwards), and checks it
+  // every connectionsCheckingInterval (30 s by default).
+  const nodeServerOptions = { requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 4))) };
   const app = Fastify({
     loggerInstance: deps.logger,
     // One line per request is written by our onResponse hook instead (no headers, so no keys).
@@ -19,37 +34,75 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     trustProxy,
     genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Requests that arrive while closing get our own 503 body (see the onRequest hook below).
+    return503OnClosing: false,
     forceCloseConnections: false,
+    // Fastify's default (0) lets a client hold a socket forever by sending its body slowly.
+    requestTimeout,
+    // Malformed HTTP, oversized headers and bad URLs never reach a route: answer them in our error shape too.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket: Duplex) => {
+      // Only the code: the error carries the raw request bytes, Authorization header included.
+      deps.logger.debug({ code: error.code }, 'malformed HTTP request refused');
+      answerClientError(error, socket);
+    },
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'the router id in the path is longer than 100 characters.' : 'it contains an invalid percent-encoding.';
+      const gatewayError = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? errors.invalidUrl(detail) : errors.internal();
+      void reply.status(gatewayError.status).send(gatewayError.toBody());
+    },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
-    ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
+    ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key, ...nodeServerOptions } } : { http: nodeServerOptions }),
   }) as unknown as FastifyInstance;
 
   // Bodies are JSON whatever Content-Type says (curl -d sends form encoding by default).
-  app.removeContentTypeParser(['application/json']);
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') {
-      done(Object.assign(new Error('empty body'), { code: 'FST_ERR_CTP_EMPTY_JSON_BODY', statusCode: 400 }), undefined);
-      return;
-    }
     try {
-      done(null, JSON.parse(text, rejectPrototypeKeys));
+      done(null, parseJsonBody(body as string));
     } catch (error) {
-      done(Object.assign(error as Error, { statusCode: 400 }), undefined);
+      done(error as Error, undefined);
     }
   });
 
   installErrorHandling(app, deps.settings.bodyLimitBytes);
+  // Node answers an Expect header other than 100-continue itself, with an empty 417: use our body.
+  app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const error = errors.expectationFailed();
+    const body = JSON.stringify(error.toBody());
+    response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    response.end(body);
+  });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw errors.shuttingDown();
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(routerApi, deps);
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+    const url = redactApiKeys(request.url.split('?')[0] ?? '');
+    request.log.info({ method: request.method, url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
   });
   return app;
 }
 
-/** Drops `__proto__` keys so a body can never reach Object.prototype. */
-function rejectPrototypeKeys(key: string, value: unknown): unknown {
-  return key === '__proto__' ? undefined : value;
+/** Node's HTTP parser refused the request; answer in our error shape (never echoing the raw bytes, which hold the key). */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const gatewayError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? errors.headersTooLarge()
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? errors.requestTimeout()
+        : errors.malformedHttp();
+  const body = JSON.stringify(gatewayError.toBody());
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${gatewayError.status} ${STATUS_CODES[gatewayError.status] ?? ''}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -48,6 +48,11 @@ export class GatewayError extends Error {
   }
 }
 
+/** Client input echoed in a message is cut short: a body may be megabytes long. */
+function clip(text: string, max = 100): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
 export const errors = {
   invalidRequest: (message: string, param: string | null = null, code = 'invalid_value') =>
     new GatewayError(400, 'invalid_request_error', code, message, { param }),
@@ -82,13 +87,24 @@ export const errors = {
       404,
       'not_found_error',
       'router_not_found',
-      `Router "${routerId}" not found. The "model" field takes a router id (copy it from the router's page in the dashboard, e.g. "rt_..."), not a model name; the router chooses the model.`,
+      `Router "${clip(routerId)}" not found. The "model" field takes a router id (copy it from the router's page in the dashboard, e.g. "rt_..."), not a model name; the router chooses the model.`,
       { param: 'model' },
     ),
   agentNotFound: (name: string) =>
-    new GatewayError(404, 'not_found_error', 'agent_not_found', `Agent "${name}" not found.`, { param: 'model' }),
+    new GatewayError(404, 'not_found_error', 'agent_not_found', `Agent "${clip(name)}" not found.`, { param: 'model' }),
   endpointNotFound: (method: string, url: string) =>
-    new GatewayError(404, 'not_found_error', 'endpoint_not_found', `Unknown endpoint: ${method} ${url}`),
+    new GatewayError(404, 'not_found_error', 'endpoint_not_found', `Unknown endpoint: ${clip(method)} ${clip(url, 200)}`),
+  invalidUrl: (detail: string) =>
+    new GatewayError(400, 'invalid_request_error', 'invalid_url', `The request path is malformed: ${detail}`),
+  /** The HTTP itself could not be read (bad framing, forbidden bytes in the request line or headers). */
+  malformedHttp: () =>
+    new GatewayError(400, 'invalid_request_error', 'malformed_http_request', 'The request is not valid HTTP/1.1 (bad request line, header or framing).'),
+  headersTooLarge: () =>
+    new GatewayError(431, 'invalid_request_error', 'request_headers_too_large', 'The request line and headers are larger than this server accepts.'),
+  requestTimeout: () =>
+    new GatewayError(408, 'invalid_request_error', 'request_timeout', 'The request was not received completely in time.'),
+  expectationFailed: () =>
+    new GatewayError(417, 'invalid_request_error', 'expectation_failed', 'The only Expect header this server supports is "Expect: 100-continue".'),
   methodNotAllowed: (method: string, url: string) =>
     new GatewayError(405, 'invalid_request_error', 'method_not_allowed', `Method ${method} is not allowed on ${url}.`),
   bodyTooLarge: (limitBytes: number) =>
@@ -103,6 +119,10 @@ export const errors = {
   internal: (cause?: unknown) =>
     new GatewayError(500, 'api_error', 'internal_error', 'The server had an error while processing your request. Please retry.', {
       cause,
+    }),
+  shuttingDown: () =>
+    new GatewayError(503, 'service_unavailable', 'server_shutting_down', 'This server is shutting down. Please retry; another instance will answer.', {
+      headers: { 'retry-after': '1', connection: 'close' },
     }),
   allModelsUnavailable: (detail: string) =>
     new GatewayError(

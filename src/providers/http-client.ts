@@ -51,7 +51,14 @@ export async function postJson(
   body: unknown,
   signal: AbortSignal,
 ): Promise<UpstreamResponse> {
-  const totalSignal = AbortSignal.any([signal, AbortSignal.timeout(http.timeouts.totalMs)]);
+  // undici runs its headers timeout on a coarse timer (about 0.5 to 1 s late), so
+  // the first-byte deadline that decides fallback is kept here, to the millisecond.
+  const firstByte = new AbortController();
+  const firstByteTimer = setTimeout(
+    () => firstByte.abort(new DOMException(`no response headers within ${http.timeouts.firstByteMs} ms`, 'TimeoutError')),
+    http.timeouts.firstByteMs,
+  );
+  const totalSignal = AbortSignal.any([signal, AbortSignal.timeout(http.timeouts.totalMs), firstByte.signal]);
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
@@ -63,6 +70,8 @@ export async function postJson(
     });
   } catch (error) {
     throw toUpstreamError(provider, error, signal);
+  } finally {
+    clearTimeout(firstByteTimer);
   }
   if (response.statusCode >= 200 && response.statusCode < 300) {
     return { statusCode: response.statusCode, headers: response.headers, body: response.body };
@@ -79,9 +88,35 @@ export async function postJson(
     statusCode: response.statusCode,
     isRetryable: isRetryableStatus(response.statusCode),
     responseBody: text.slice(0, 4_096),
-    message: extractErrorMessage(text) ?? `${provider} answered HTTP ${response.statusCode}`,
+    message: errorMessage(provider, response.statusCode, text),
     ...retryAfter(response.headers),
   });
+}
+
+/**
+ * The upstream's own message, except where it is about the operator's account
+ * rather than the request: a refused key (OpenAI repeats short keys whole) or a
+ * rate limit or quota (it names the organization). Messages travel to clients in
+ * `_meta.attempts` and error bodies, so for those only the status and code are kept;
+ * `responseBody` still has everything for the logs.
+ */
+function errorMessage(provider: string, status: number, text: string): string {
+  const code = extractErrorCode(text);
+  const detail = `HTTP ${status}${code === undefined ? '' : `, ${code}`}`;
+  if (status === 401 || status === 403) return `${provider} refused the gateway's credentials (${detail})`;
+  if (status === 429) return `${provider} rate-limited the gateway's account (${detail})`;
+  return extractErrorMessage(text) ?? `${provider} answered HTTP ${status}`;
+}
+
+function extractErrorCode(text: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const inner = typeof parsed === 'object' && parsed !== null && 'error' in parsed ? (parsed as { error: unknown }).error : undefined;
+    const code = typeof inner === 'object' && inner !== null && 'code' in inner ? (inner as { code: unknown }).code : undefined;
+    return typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Maps a thrown network-level error (or an abort) onto UpstreamError. */

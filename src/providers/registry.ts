@@ -1,40 +1,60 @@
+import { createAnthropicChatModel } from './anthropic/anthropic-chat-model.js';
 import type { ChatModel } from './contract.js';
+import { createGeminiChatModel } from './gemini/gemini-chat-model.js';
 import type { UpstreamHttp } from './http-client.js';
 import { createOpenAIChatModel } from './openai/openai-chat-model.js';
+import { findPreset, type ProviderCredentials } from './provider-presets.js';
 import { createSimChatModel, type SimSettings } from './sim/sim-chat-model.js';
 
 export interface ProvidersConfig {
-  readonly openai?: { readonly apiKey?: string; readonly baseUrl: string };
+  /** Server-wide credentials per provider name (see provider-presets.ts). */
+  readonly credentials?: ReadonlyMap<string, ProviderCredentials>;
   readonly sim: SimSettings;
+  /** max_tokens to send to providers that require one (Anthropic) when the request has none. */
+  readonly defaultMaxTokens?: (provider: string, modelId: string) => number | undefined;
 }
 
 export interface ProviderRegistry {
   /** The callable model, or undefined when its provider is not configured here. */
   resolve(provider: string, modelId: string): ChatModel | undefined;
-  /** Providers that can be called (for docs, CLI and validation). */
+  /** Providers that can be called. */
   configured(): readonly string[];
 }
 
 /** Builds each model client once and reuses it: nothing is allocated per request. */
 export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHttp): ProviderRegistry {
-  const factories = new Map<string, (modelId: string) => ChatModel>();
-  factories.set('sim', (modelId) => createSimChatModel(config.sim, modelId));
-  if (config.openai !== undefined) {
-    const settings = { provider: 'openai', baseUrl: config.openai.baseUrl, http, ...(config.openai.apiKey ? { apiKey: config.openai.apiKey } : {}) };
-    factories.set('openai', (modelId) => createOpenAIChatModel(settings, modelId));
-  }
   const models = new Map<string, ChatModel>();
+  const credentialsByProvider = config.credentials ?? new Map<string, ProviderCredentials>();
+
+  const build = (provider: string, modelId: string): ChatModel | undefined => {
+    if (provider === 'sim') return createSimChatModel(config.sim, modelId);
+    const preset = findPreset(provider);
+    const credentials = credentialsByProvider.get(provider);
+    if (preset === undefined || credentials === undefined) return undefined;
+    const common = { provider, baseUrl: credentials.baseUrl, http, ...(credentials.apiKey !== undefined ? { apiKey: credentials.apiKey } : {}) };
+    switch (preset.wireFormat) {
+      case 'openai':
+        return createOpenAIChatModel(common, modelId);
+      case 'anthropic': {
+        const defaultMaxTokens = config.defaultMaxTokens?.(provider, modelId);
+        return createAnthropicChatModel({ ...common, ...(defaultMaxTokens !== undefined ? { defaultMaxTokens } : {}) }, modelId);
+      }
+      case 'gemini':
+        return createGeminiChatModel(common, modelId);
+      case 'sim':
+        return createSimChatModel(config.sim, modelId);
+    }
+  };
+
   return {
     resolve(provider, modelId) {
       const id = `${provider}:${modelId}`;
       const cached = models.get(id);
       if (cached !== undefined) return cached;
-      const factory = factories.get(provider);
-      if (factory === undefined) return undefined;
-      const model = factory(modelId);
-      models.set(id, model);
+      const model = build(provider, modelId);
+      if (model !== undefined) models.set(id, model);
       return model;
     },
-    configured: () => [...factories.keys()],
+    configured: () => ['sim', ...credentialsByProvider.keys()],
   };
 }

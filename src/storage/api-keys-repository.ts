@@ -25,6 +25,8 @@ export interface NewApiKey {
   readonly routerIds?: readonly string[] | undefined;
   readonly rpmLimit?: number | undefined;
   readonly expiresAt?: number | undefined;
+  /** Defaults to now; given when the caller computed expiresAt from the same instant. */
+  readonly createdAt?: number | undefined;
 }
 
 function toRecord(row: ApiKeyRow): ApiKeyRecord {
@@ -53,7 +55,7 @@ export function createApiKeysRepository(db: Kysely<Database>, now: () => number)
         display_prefix: key.displayPrefix,
         router_ids: key.routerIds === undefined ? null : JSON.stringify(key.routerIds),
         rpm_limit: key.rpmLimit ?? null,
-        created_at: now(),
+        created_at: key.createdAt ?? now(),
         last_used_at: null,
         expires_at: key.expiresAt ?? null,
         revoked_at: null,

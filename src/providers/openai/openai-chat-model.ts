@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   UpstreamError,
   type CallOptions,
@@ -37,11 +38,17 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
       const body = { ...request, model: modelId, stream: false };
       delete (body as { stream_options?: unknown }).stream_options;
       const response = await postJson(settings.http, provider, url, headers, body, options.signal);
-      let json: unknown;
+      let text: string;
       try {
-        json = await response.body.json();
+        text = await response.body.text();
       } catch (error) {
         throw toUpstreamError(provider, error, options.signal);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw invalidResponse(provider, 'response body is not JSON');
       }
       const parsed = openAIChatResponseSchema.safeParse(json);
       if (!parsed.success) throw invalidResponse(provider, 'response body does not match the chat-completion shape');
@@ -73,14 +80,16 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
   };
 }
 
-async function* mapOpenAIStream(
-  provider: string,
-  body: AsyncIterable<Buffer | string>,
-  signal: AbortSignal,
-): AsyncGenerator<StreamPart> {
+async function* mapOpenAIStream(provider: string, body: Readable, signal: AbortSignal): AsyncGenerator<StreamPart> {
+  let finished = false;
+  let done = false;
   try {
-    for await (const event of readServerSentEvents(body)) {
-      if (event.data === '[DONE]') return;
+    // Not destroyed on return: after [DONE] the body is read to its end (see finally).
+    for await (const event of readServerSentEvents(body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>)) {
+      if (event.data === '[DONE]') {
+        done = true;
+        return;
+      }
       let json: unknown;
       try {
         json = JSON.parse(event.data);
@@ -99,11 +108,40 @@ async function* mapOpenAIStream(
       }
       const parsed = openAIChunkSchema.safeParse(json);
       if (!parsed.success) throw invalidResponse(provider, 'stream chunk does not match the chunk shape');
-      yield* chunkToParts(parsed.data);
+      for (const part of chunkToParts(parsed.data)) {
+        if (part.type === 'finish') finished = true;
+        yield part;
+      }
     }
+    // A body that ends cleanly without [DONE] or a finish_reason was cut short
+    // (a proxy, a crashed worker): the answer is incomplete, not done.
+    if (!finished) throw invalidResponse(provider, 'stream ended before its finish_reason and [DONE]');
   } catch (error) {
     throw toUpstreamError(provider, error, signal);
+  } finally {
+    if (done) readToEnd(body);
+    else body.destroy();
   }
+}
+
+/**
+ * What follows [DONE] is only the end of the chunked body. Reading it lets undici
+ * put the keep-alive connection back in the pool; destroying the body instead
+ * would cost every streamed call a new TCP and TLS handshake.
+ */
+function readToEnd(body: Readable): void {
+  if (body.destroyed) return;
+  let extraBytes = 0;
+  const giveUp = setTimeout(() => body.destroy(), 1_000);
+  giveUp.unref();
+  body
+    .on('data', (chunk: Buffer) => {
+      extraBytes += chunk.length;
+      if (extraBytes > 16_384) body.destroy();
+    })
+    .on('error', () => undefined)
+    .once('close', () => clearTimeout(giveUp))
+    .resume();
 }
 
 function* chunkToParts(chunk: import('./openai-api.js').OpenAIChunk): Generator<StreamPart> {

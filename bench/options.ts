@@ -1,0 +1,111 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** A few seconds in all: 1 s phases, one rate, few stream samples (the smoke test). */
+  readonly light: boolean;
+  /** Seconds of each measured load phase. @default 10 (light: 1) */
+  readonly durationS: number;
+  /** Seconds of saturating load on each target before anything is measured. @default 3 (light: 0.5) */
+  readonly warmupS: number;
+  /** Offered request rates for the latency phases, req/s. @default [500, 2000] (light: the first only) */
+  readonly rates: readonly number[];
+  /** Connections of the saturation phase. @default 16 */
+  readonly connections: number;
+  /** Sequential streaming requests per target for time to first byte. @default 400 (light: 20) */
+  readonly streamSamples: number;
+  /** Content chunks of each upstream stream. @default 16 */
+  readonly streamChunks: number;
+  /** The gateway's LOG_LEVEL. `info` writes one log line per request. @default "warn" */
+  readonly logLevel: string;
+  /** Run the gateway under `node --cpu-prof` and summarise its hottest functions. @default false */
+  readonly cpuProfile: boolean;
+  /** Run `npm run build` even when dist/ exists. @default false */
+  readonly build: boolean;
+  /** Where results go. @default "bench/results" */
+  readonly resultsDir: string;
+}
+
+export class BenchOptionsError extends Error {}
+
+const HELP = `npm run bench [-- options]
+
+  --light                 a few seconds in all (1 s phases, one rate, few stream samples)
+  --duration <s>          seconds per measured phase          (BENCH_DURATION_S, default 10)
+  --rates <r1,r2>         offered req/s for latency phases     (BENCH_RATES, default 500,2000)
+  --connections <n>       connections when saturating          (BENCH_CONNECTIONS, default 16)
+  --stream-samples <n>    sequential streams per target        (BENCH_STREAM_SAMPLES, default 400)
+  --log-level <level>     the gateway's LOG_LEVEL              (BENCH_LOG_LEVEL, default warn)
+  --cpu-prof              profile the gateway (node --cpu-prof) (BENCH_CPU_PROF=1)
+  --build                 npm run build first even if dist/ exists
+  --results-dir <dir>     where results go                     (BENCH_RESULTS_DIR, default bench/results)
+`;
+
+export function benchHelp(): string {
+  return HELP;
+}
+
+function number(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined || text.trim() === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < min || value > max) throw new BenchOptionsError(`${name} must be a number from ${min} to ${max}, not "${text}".`);
+  return value;
+}
+
+function flagOn(text: string | undefined): boolean {
+  return text !== undefined && ['1', 'true', 'yes'].includes(text.trim().toLowerCase());
+}
+
+/** Flags win over environment variables, which win over the defaults. */
+export function parseBenchOptions(argv: readonly string[], env: Record<string, string | undefined>): BenchOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        light: { type: 'boolean', default: false },
+        duration: { type: 'string' },
+        rates: { type: 'string' },
+        connections: { type: 'string' },
+        'stream-samples': { type: 'string' },
+        'log-level': { type: 'string' },
+        'cpu-prof': { type: 'boolean', default: false },
+        build: { type: 'boolean', default: false },
+        'results-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new BenchOptionsError(`${error instanceof Error ? error.message : String(error)}\n\n${HELP}`);
+  }
+  const flags = parsed.values;
+  if (flags.help === true) return 'help';
+  const light = flags.light === true || flagOn(env.BENCH_LIGHT);
+
+  const rateText = flags.rates ?? env.BENCH_RATES;
+  const rates =
+    rateText === undefined || rateText.trim() === ''
+      ? [500, 2000]
+      : rateText.split(',').map((entry) => number('BENCH_RATES entry', entry, 0, 1, 100_000));
+  if (rates.length === 0 || rates.length > 8) throw new BenchOptionsError('BENCH_RATES takes one to eight rates.');
+
+  const logLevel = flags['log-level'] ?? env.BENCH_LOG_LEVEL ?? 'warn';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new BenchOptionsError(`BENCH_LOG_LEVEL must be a pino level, not "${logLevel}".`);
+  }
+
+  return {
+    light,
+    durationS: number('BENCH_DURATION_S', flags.duration ?? env.BENCH_DURATION_S, light ? 1 : 10, 0.5, 600),
+    warmupS: light ? 0.5 : 3,
+    rates: light ? rates.slice(0, 1) : rates,
+    connections: Math.round(number('BENCH_CONNECTIONS', flags.connections ?? env.BENCH_CONNECTIONS, 16, 1, 1024)),
+    streamSamples: Math.round(number('BENCH_STREAM_SAMPLES', flags['stream-samples'] ?? env.BENCH_STREAM_SAMPLES, light ? 20 : 400, 1, 100_000)),
+    streamChunks: Math.round(number('BENCH_STREAM_CHUNKS', env.BENCH_STREAM_CHUNKS, 16, 1, 1000)),
+    logLevel,
+    cpuProfile: flags['cpu-prof'] === true || flagOn(env.BENCH_CPU_PROF),
+    build: flags.build === true,
+    resultsDir: flags['results-dir'] ?? env.BENCH_RESULTS_DIR ?? 'bench/results',
+  };
+}

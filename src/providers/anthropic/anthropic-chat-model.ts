@@ -1,0 +1,197 @@
+import type { z } from 'zod';
+import type { CallOptions, ChatModel, ChatRequest, ChatResult, FinishReason, StreamPart, ToolCall } from '../contract.js';
+import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
+import { readServerSentEvents } from '../sse.js';
+import {
+  anthropicErrorSchema,
+  anthropicMessageSchema,
+  contentBlockDeltaEventSchema,
+  contentBlockStartEventSchema,
+  contentBlockStopEventSchema,
+  messageDeltaEventSchema,
+  messageStartEventSchema,
+  streamEventHeadSchema,
+  textBlockSchema,
+  toolUseBlockSchema,
+  type AnthropicUsage,
+} from './anthropic-api.js';
+import { invalidResponse, streamErrorToUpstreamError } from './anthropic-errors.js';
+import { convertAnthropicUsage } from './convert-anthropic-usage.js';
+import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { mapAnthropicRequest } from './map-anthropic-request.js';
+
+export interface AnthropicProviderSettings {
+  /** Name used in `<provider>:<model>` ids and in errors. @default "anthropic" */
+  readonly provider: string;
+  /** Bare origin, as ANTHROPIC_BASE_URL is for Anthropic's SDK. @example "https://api.anthropic.com" */
+  readonly baseUrl: string;
+  /** Sent as `x-api-key`; omitted for proxies that add their own. */
+  readonly apiKey?: string;
+  readonly http: UpstreamHttp;
+  /** The `anthropic-version` header. @default "2023-06-01" */
+  readonly anthropicVersion?: string;
+  /** `max_tokens` when the request sets neither max_completion_tokens nor max_tokens. @default 4096 */
+  readonly defaultMaxTokens?: number;
+}
+
+/** A Claude model spoken to in Anthropic's native Messages API (never its OpenAI-compatible endpoint). */
+export function createAnthropicChatModel(settings: AnthropicProviderSettings, modelId: string): ChatModel {
+  // A base URL given with /v1 (as OpenAI-style settings often are) must not become /v1/v1/messages.
+  const url = `${settings.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1/messages`;
+  const headers: Record<string, string> = {
+    'anthropic-version': settings.anthropicVersion ?? '2023-06-01',
+    ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}),
+  };
+  const provider = settings.provider;
+  const requestOptions = { provider, modelId, ...(settings.defaultMaxTokens !== undefined ? { defaultMaxTokens: settings.defaultMaxTokens } : {}) };
+
+  return {
+    provider,
+    modelId,
+
+    async generate(request: ChatRequest, options: CallOptions): Promise<ChatResult> {
+      const body = mapAnthropicRequest(request, { ...requestOptions, stream: false });
+      const response = await postJson(settings.http, provider, url, headers, body, options.signal);
+      let text: string;
+      try {
+        text = await response.body.text();
+      } catch (error) {
+        throw toUpstreamError(provider, error, options.signal);
+      }
+      const parsed = anthropicMessageSchema.safeParse(parseJson(text));
+      if (!parsed.success) throw invalidResponse(provider, 'response body is not an Anthropic message');
+      const texts: string[] = [];
+      const toolCalls: ToolCall[] = [];
+      // Thinking, redacted thinking and server-tool blocks are Anthropic's own: not part of the OpenAI answer.
+      for (const block of parsed.data.content) {
+        const asText = textBlockSchema.safeParse(block);
+        if (asText.success) texts.push(asText.data.text);
+        const asToolUse = toolUseBlockSchema.safeParse(block);
+        if (asToolUse.success) {
+          const { id, name, input } = asToolUse.data;
+          toolCalls.push({ id, type: 'function', function: { name, arguments: JSON.stringify(input ?? {}) } });
+        }
+      }
+      return {
+        message: { content: texts.length > 0 ? texts.join('') : null, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+        finishReason: mapAnthropicFinishReason(parsed.data.stop_reason),
+        usage: convertAnthropicUsage(parsed.data.usage),
+      };
+    },
+
+    async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
+      const body = mapAnthropicRequest(request, { ...requestOptions, stream: true });
+      const response = await postJson(settings.http, provider, url, { ...headers, accept: 'text/event-stream' }, body, options.signal);
+      return mapAnthropicStream(provider, response.body, options.signal);
+    },
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tool_use block being streamed: its place among the tool calls, and whether arguments came. */
+interface OpenToolCall {
+  readonly index: number;
+  hasArguments: boolean;
+}
+
+/**
+ * Anthropic's stream events → StreamParts
+ * (https://docs.claude.com/en/docs/build-with-claude/streaming#event-types).
+ * The finish part comes with `message_delta`, the usage part (input counts from
+ * `message_start`, output counts from `message_delta`) with `message_stop`.
+ */
+async function* mapAnthropicStream(provider: string, body: AsyncIterable<Buffer | string>, signal: AbortSignal): AsyncGenerator<StreamPart> {
+  const toolCalls = new Map<number, OpenToolCall>();
+  let startUsage: AnthropicUsage | null | undefined;
+  let deltaUsage: AnthropicUsage | null | undefined;
+  let finishReason: FinishReason | undefined;
+  let stopped = false;
+  const usagePart = (): StreamPart[] => {
+    const usage = convertAnthropicUsage(startUsage, deltaUsage);
+    return usage === undefined ? [] : [{ type: 'usage', usage }];
+  };
+  try {
+    for await (const event of readServerSentEvents(body)) {
+      // After message_stop the body is read to its end, so the connection can be reused.
+      if (stopped) continue;
+      const json = parseJson(event.data);
+      const head = streamEventHeadSchema.safeParse(json);
+      if (!head.success) throw invalidResponse(provider, 'stream event is not an Anthropic event');
+      switch (head.data.type) {
+        case 'message_start': {
+          startUsage = parseEvent(provider, messageStartEventSchema, json).message.usage;
+          break;
+        }
+        case 'content_block_start': {
+          const { index, content_block: block } = parseEvent(provider, contentBlockStartEventSchema, json);
+          if (block.type === 'text' && block.text) yield { type: 'text-delta', text: block.text };
+          if (block.type === 'tool_use') {
+            const call: OpenToolCall = { index: toolCalls.size, hasArguments: false };
+            toolCalls.set(index, call);
+            yield { type: 'tool-call-delta', index: call.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' };
+          }
+          break;
+        }
+        case 'content_block_delta': {
+          const { index, delta } = parseEvent(provider, contentBlockDeltaEventSchema, json);
+          if (delta.type === 'text_delta' && delta.text) yield { type: 'text-delta', text: delta.text };
+          const call = toolCalls.get(index);
+          // input_json_delta of server tools (web search…) has no tool call: it is skipped, as thinking is.
+          if (delta.type === 'input_json_delta' && call !== undefined && delta.partial_json) {
+            call.hasArguments = true;
+            yield { type: 'tool-call-delta', index: call.index, argumentsDelta: delta.partial_json };
+          }
+          break;
+        }
+        case 'content_block_stop': {
+          const call = toolCalls.get(parseEvent(provider, contentBlockStopEventSchema, json).index);
+          // A call without arguments streams none, where a complete answer says `{}`: say `{}` too.
+          if (call !== undefined && !call.hasArguments) yield { type: 'tool-call-delta', index: call.index, argumentsDelta: '{}' };
+          break;
+        }
+        case 'message_delta': {
+          const { delta, usage } = parseEvent(provider, messageDeltaEventSchema, json);
+          if (usage) deltaUsage = usage;
+          if (delta.stop_reason && finishReason === undefined) {
+            finishReason = mapAnthropicFinishReason(delta.stop_reason);
+            yield { type: 'finish', finishReason };
+          }
+          break;
+        }
+        case 'message_stop':
+          stopped = true;
+          yield* usagePart();
+          break;
+        case 'error': {
+          const error = anthropicErrorSchema.safeParse(json);
+          if (!error.success) throw invalidResponse(provider, 'stream error event is not an Anthropic error');
+          throw streamErrorToUpstreamError(provider, error.data, event.data);
+        }
+        // ping, and event types added after this was written.
+        default:
+          break;
+      }
+    }
+  } catch (error) {
+    // A failure after message_stop (while reading the body's end) takes nothing from the answer.
+    if (stopped) return;
+    throw toUpstreamError(provider, error, signal);
+  }
+  if (stopped) return;
+  // A body cut after the stop reason lost nothing but message_stop; one cut before it is incomplete.
+  if (finishReason === undefined) throw invalidResponse(provider, 'stream ended before its stop_reason and message_stop');
+  yield* usagePart();
+}
+
+function parseEvent<T>(provider: string, schema: z.ZodType<T>, json: unknown): T {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw invalidResponse(provider, 'stream event does not match its Anthropic shape');
+  return parsed.data;
+}

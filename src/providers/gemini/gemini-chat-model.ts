@@ -1,0 +1,198 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import {
+  UpstreamError,
+  type CallOptions,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResult,
+  type FinishReason,
+  type StreamPart,
+  type ToolCall,
+} from '../contract.js';
+import { postJson, toUpstreamError, type UpstreamHttp, type UpstreamResponse } from '../http-client.js';
+import { readServerSentEvents } from '../sse.js';
+import { convertGeminiUsage } from './convert-gemini-usage.js';
+import { geminiErrorSchema, geminiResponseSchema, type GeminiCandidate, type GeminiResponse } from './gemini-api.js';
+import { geminiStreamError, refineGeminiError } from './gemini-error.js';
+import { isFailedGeneration, mapGeminiFinishReason } from './map-gemini-finish-reason.js';
+import { mapGeminiRequest } from './map-gemini-request.js';
+
+export interface GeminiProviderSettings {
+  /** Name used in `<provider>:<model>` ids and in errors. @default "gemini" */
+  readonly provider: string;
+  /** The bare host, as GEMINI_BASE_URL takes it. @example "https://generativelanguage.googleapis.com" */
+  readonly baseUrl: string;
+  /** Sent as `x-goog-api-key`; omitted for local servers that need none. */
+  readonly apiKey?: string;
+  readonly http: UpstreamHttp;
+  /** @default "v1beta" (the version that has every field used here) */
+  readonly apiVersion?: string;
+}
+
+/**
+ * A chat model spoken to in the Gemini API's own format (generateContent and
+ * streamGenerateContent?alt=sse), not through its OpenAI-compatible endpoint.
+ * https://ai.google.dev/api/generate-content
+ */
+export function createGeminiChatModel(settings: GeminiProviderSettings, modelId: string): ChatModel {
+  const provider = settings.provider;
+  const base = `${settings.baseUrl.replace(/\/+$/, '')}/${settings.apiVersion ?? 'v1beta'}/${modelPath(modelId)}`;
+  const headers: Record<string, string> = settings.apiKey ? { 'x-goog-api-key': settings.apiKey } : {};
+
+  const post = async (url: string, extraHeaders: Record<string, string>, request: ChatRequest, signal: AbortSignal): Promise<UpstreamResponse> => {
+    const body = mapGeminiRequest(request, { provider, modelId });
+    try {
+      return await postJson(settings.http, provider, url, { ...headers, ...extraHeaders }, body, signal);
+    } catch (error) {
+      throw error instanceof UpstreamError ? refineGeminiError(error) : error;
+    }
+  };
+
+  return {
+    provider,
+    modelId,
+
+    async generate(request: ChatRequest, options: CallOptions): Promise<ChatResult> {
+      const response = await post(`${base}:generateContent`, {}, request, options.signal);
+      let text: string;
+      try {
+        text = await response.body.text();
+      } catch (error) {
+        throw toUpstreamError(provider, error, options.signal);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw invalidResponse(provider, 'response body is not JSON');
+      }
+      const parsed = geminiResponseSchema.safeParse(json);
+      if (!parsed.success) throw invalidResponse(provider, 'response body does not match the GenerateContentResponse shape');
+      return toChatResult(provider, parsed.data);
+    },
+
+    async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
+      const response = await post(`${base}:streamGenerateContent?alt=sse`, { accept: 'text/event-stream' }, request, options.signal);
+      return mapGeminiStream(provider, response.body, options.signal);
+    },
+  };
+}
+
+/** `gemini-2.5-flash` is a model of the `models` collection; `tunedModels/…` and `models/…` are full names. */
+function modelPath(modelId: string): string {
+  const name = modelId.includes('/') ? modelId : `models/${modelId}`;
+  return name.split('/').map(encodeURIComponent).join('/');
+}
+
+function toChatResult(provider: string, response: GeminiResponse): ChatResult {
+  const usage = convertGeminiUsage(response.usageMetadata);
+  const candidate = response.candidates?.[0];
+  if (candidate === undefined) {
+    // The prompt itself was blocked: a finished, filtered answer, as OpenAI reports filtered output.
+    if (response.promptFeedback?.blockReason) return { message: { content: '' }, finishReason: 'content_filter', usage };
+    throw invalidResponse(provider, 'response has neither candidates nor a promptFeedback.blockReason');
+  }
+  if (isFailedGeneration(candidate.finishReason)) throw failedGeneration(provider, candidate);
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  for (const part of candidate.content?.parts ?? []) {
+    if (part.functionCall) {
+      const id = toolCallId(response.responseId, toolCalls.length, part.functionCall.id);
+      toolCalls.push({ id, type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } });
+    } else if (part.text && part.thought !== true) {
+      text += part.text;
+    }
+  }
+  return {
+    message: { content: text === '' && toolCalls.length > 0 ? null : text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+    finishReason: mapGeminiFinishReason(candidate.finishReason, toolCalls.length > 0),
+    usage,
+  };
+}
+
+/**
+ * Each chunk of Gemini's stream is a whole GenerateContentResponse: text parts
+ * are deltas, function calls arrive whole, and usageMetadata is cumulative, so
+ * only the last one counts. The stream has no end marker: a finishReason (or a
+ * blocked prompt) followed by the end of the body is a complete answer.
+ */
+async function* mapGeminiStream(provider: string, body: Readable, signal: AbortSignal): AsyncGenerator<StreamPart> {
+  let finishReason: FinishReason | undefined;
+  let lastUsage: GeminiResponse['usageMetadata'];
+  let toolCallCount = 0;
+  try {
+    for await (const event of readServerSentEvents(body)) {
+      let json: unknown;
+      try {
+        json = JSON.parse(event.data);
+      } catch {
+        throw invalidResponse(provider, 'stream event is not JSON');
+      }
+      const streamError = geminiErrorSchema.safeParse(json);
+      if (streamError.success) throw geminiStreamError(provider, event.data, streamError.data);
+      const parsed = geminiResponseSchema.safeParse(json);
+      if (!parsed.success) throw invalidResponse(provider, 'stream chunk does not match the GenerateContentResponse shape');
+      const chunk = parsed.data;
+      if (chunk.usageMetadata) lastUsage = chunk.usageMetadata;
+      if (finishReason !== undefined) continue;
+      const candidate = chunk.candidates?.[0];
+      if (candidate === undefined) {
+        if (chunk.promptFeedback?.blockReason) {
+          finishReason = 'content_filter';
+          yield { type: 'finish', finishReason };
+        }
+        continue;
+      }
+      if (isFailedGeneration(candidate.finishReason)) throw failedGeneration(provider, candidate);
+      for (const part of candidate.content?.parts ?? []) {
+        if (part.functionCall) {
+          const index = toolCallCount++;
+          yield {
+            type: 'tool-call-delta',
+            index,
+            id: toolCallId(chunk.responseId, index, part.functionCall.id),
+            name: part.functionCall.name,
+            argumentsDelta: JSON.stringify(part.functionCall.args ?? {}),
+          };
+        } else if (part.text && part.thought !== true) {
+          yield { type: 'text-delta', text: part.text };
+        }
+      }
+      if (candidate.finishReason) {
+        finishReason = mapGeminiFinishReason(candidate.finishReason, toolCallCount > 0);
+        yield { type: 'finish', finishReason };
+      }
+    }
+    // A body that ends cleanly before any finishReason was cut short (a proxy, a
+    // crashed frontend): the answer is incomplete, not done.
+    if (finishReason === undefined) throw invalidResponse(provider, 'stream ended before a finishReason');
+    const usage = convertGeminiUsage(lastUsage);
+    if (usage !== undefined) yield { type: 'usage', usage };
+  } catch (error) {
+    throw toUpstreamError(provider, error, signal);
+  } finally {
+    // Read to its end on success (the connection goes back to the pool); cut otherwise.
+    if (!body.readableEnded) body.destroy();
+  }
+}
+
+/**
+ * Gemini's own call id when it gives one; otherwise one derived from the
+ * response id and the call's position, so a replayed stream gives the same ids
+ * and two responses never share one.
+ */
+function toolCallId(responseId: string | null | undefined, index: number, upstreamId: string | null | undefined): string {
+  if (upstreamId) return upstreamId;
+  const seed = responseId ? createHash('sha256').update(`${responseId}:${index}`).digest() : randomBytes(18);
+  return `call_${seed.toString('base64url').slice(0, 24)}`;
+}
+
+function failedGeneration(provider: string, candidate: GeminiCandidate): UpstreamError {
+  const detail = candidate.finishMessage ? `: ${candidate.finishMessage}` : '';
+  return invalidResponse(provider, `the model failed to generate (${candidate.finishReason ?? 'unknown'})${detail}`);
+}
+
+function invalidResponse(provider: string, detail: string): UpstreamError {
+  return new UpstreamError({ provider, kind: 'invalid_response', isRetryable: true, message: `${provider}: ${detail}` });
+}

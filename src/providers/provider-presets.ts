@@ -1,0 +1,75 @@
+/**
+ * Every provider the gateway can speak to, by name (the part before the colon in
+ * `provider:model`). A provider is one wire format plus a base URL and a key;
+ * the OpenAI-compatible family differs only in those.
+ */
+export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'sim';
+
+export interface ProviderPreset {
+  /** The name used in model ids, e.g. `groq` in `groq:llama-3.3-70b-versatile`. */
+  readonly name: string;
+  readonly label: string;
+  readonly wireFormat: WireFormat;
+  /** `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` configure it server-wide. */
+  readonly envPrefix: string;
+  /** As that provider's own SDK takes it: OpenAI-style ends in `/v1`; Anthropic and Gemini are the bare host. */
+  readonly defaultBaseUrl: string;
+  /** Local servers need no key and are always available at their default address. */
+  readonly requiresKey: boolean;
+}
+
+const openAICompatible = (name: string, label: string, envPrefix: string, defaultBaseUrl: string, requiresKey = true): ProviderPreset => ({
+  name,
+  label,
+  wireFormat: 'openai',
+  envPrefix,
+  defaultBaseUrl,
+  requiresKey,
+});
+
+export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
+  openAICompatible('openai', 'OpenAI', 'OPENAI', 'https://api.openai.com/v1'),
+  { name: 'anthropic', label: 'Anthropic', wireFormat: 'anthropic', envPrefix: 'ANTHROPIC', defaultBaseUrl: 'https://api.anthropic.com', requiresKey: true },
+  { name: 'gemini', label: 'Google Gemini', wireFormat: 'gemini', envPrefix: 'GEMINI', defaultBaseUrl: 'https://generativelanguage.googleapis.com', requiresKey: true },
+  openAICompatible('groq', 'Groq', 'GROQ', 'https://api.groq.com/openai/v1'),
+  openAICompatible('together', 'Together AI', 'TOGETHER', 'https://api.together.xyz/v1'),
+  openAICompatible('mistral', 'Mistral', 'MISTRAL', 'https://api.mistral.ai/v1'),
+  openAICompatible('deepseek', 'DeepSeek', 'DEEPSEEK', 'https://api.deepseek.com/v1'),
+  openAICompatible('fireworks', 'Fireworks AI', 'FIREWORKS', 'https://api.fireworks.ai/inference/v1'),
+  openAICompatible('xai', 'xAI', 'XAI', 'https://api.x.ai/v1'),
+  openAICompatible('openrouter', 'OpenRouter', 'OPENROUTER', 'https://openrouter.ai/api/v1'),
+  openAICompatible('perplexity', 'Perplexity', 'PERPLEXITY', 'https://api.perplexity.ai'),
+  openAICompatible('cerebras', 'Cerebras', 'CEREBRAS', 'https://api.cerebras.ai/v1'),
+  openAICompatible('ollama', 'Ollama (local)', 'OLLAMA', 'http://127.0.0.1:11434/v1', false),
+  openAICompatible('vllm', 'vLLM (local)', 'VLLM', 'http://127.0.0.1:8000/v1', false),
+  openAICompatible('lmstudio', 'LM Studio (local)', 'LMSTUDIO', 'http://127.0.0.1:1234/v1', false),
+  openAICompatible('llamacpp', 'llama.cpp server (local)', 'LLAMACPP', 'http://127.0.0.1:8080/v1', false),
+];
+
+export interface ProviderCredentials {
+  readonly apiKey?: string;
+  readonly baseUrl: string;
+}
+
+/**
+ * Server-wide credentials from the environment: a provider is configured when
+ * its key is set, or when it needs none (local servers).
+ */
+export function readProviderCredentials(environment: Record<string, string | undefined>): Map<string, ProviderCredentials> {
+  const credentials = new Map<string, ProviderCredentials>();
+  for (const preset of PROVIDER_PRESETS) {
+    const apiKey = nonEmpty(environment[`${preset.envPrefix}_API_KEY`]);
+    const baseUrl = nonEmpty(environment[`${preset.envPrefix}_BASE_URL`]) ?? preset.defaultBaseUrl;
+    if (preset.requiresKey && apiKey === undefined) continue;
+    credentials.set(preset.name, { baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) });
+  }
+  return credentials;
+}
+
+export function findPreset(name: string): ProviderPreset | undefined {
+  return PROVIDER_PRESETS.find((preset) => preset.name === name);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
