@@ -1,8 +1,6 @@
-import { createAnthropicChatModel } from './anthropic/anthropic-chat-model.js';
 import type { ChatModel } from './contract.js';
-import { createGeminiChatModel } from './gemini/gemini-chat-model.js';
 import type { UpstreamHttp } from './http-client.js';
-import { createOpenAIChatModel } from './openai/openai-chat-model.js';
+import { createChatModelFor } from './model-factory.js';
 import { findPreset, type ProviderCredentials } from './provider-presets.js';
 import { createSimChatModel, type SimSettings } from './sim/sim-chat-model.js';
 
@@ -31,19 +29,7 @@ export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHt
     const preset = findPreset(provider);
     const credentials = credentialsByProvider.get(provider);
     if (preset === undefined || credentials === undefined) return undefined;
-    const common = { provider, baseUrl: credentials.baseUrl, http, ...(credentials.apiKey !== undefined ? { apiKey: credentials.apiKey } : {}) };
-    switch (preset.wireFormat) {
-      case 'openai':
-        return createOpenAIChatModel(common, modelId);
-      case 'anthropic': {
-        const defaultMaxTokens = config.defaultMaxTokens?.(provider, modelId);
-        return createAnthropicChatModel({ ...common, ...(defaultMaxTokens !== undefined ? { defaultMaxTokens } : {}) }, modelId);
-      }
-      case 'gemini':
-        return createGeminiChatModel(common, modelId);
-      case 'sim':
-        return createSimChatModel(config.sim, modelId);
-    }
+    return createChatModelFor(preset, credentials, modelId, { http, defaultMaxTokens: config.defaultMaxTokens?.(provider, modelId) });
   };
 
   return {

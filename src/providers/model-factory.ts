@@ -1,0 +1,41 @@
+import { createAnthropicChatModel } from './anthropic/anthropic-chat-model.js';
+import type { ChatModel } from './contract.js';
+import { createGeminiChatModel } from './gemini/gemini-chat-model.js';
+import type { UpstreamHttp } from './http-client.js';
+import { createOpenAIChatModel } from './openai/openai-chat-model.js';
+import type { ProviderCredentials, ProviderPreset } from './provider-presets.js';
+
+export interface ModelFactoryOptions {
+  readonly http: UpstreamHttp;
+  /** max_tokens for providers that require one (Anthropic) when the request has none. */
+  readonly defaultMaxTokens?: number | undefined;
+}
+
+/**
+ * One callable model from a provider's wire format and a set of credentials:
+ * the only place that knows which folder speaks which format. Server-wide and
+ * per-owner credentials both come through here.
+ */
+export function createChatModelFor(
+  preset: ProviderPreset,
+  credentials: ProviderCredentials,
+  modelId: string,
+  options: ModelFactoryOptions,
+): ChatModel | undefined {
+  const common = {
+    provider: preset.name,
+    baseUrl: credentials.baseUrl,
+    http: options.http,
+    ...(credentials.apiKey !== undefined ? { apiKey: credentials.apiKey } : {}),
+  };
+  switch (preset.wireFormat) {
+    case 'openai':
+      return createOpenAIChatModel(common, modelId);
+    case 'anthropic':
+      return createAnthropicChatModel({ ...common, ...(options.defaultMaxTokens !== undefined ? { defaultMaxTokens: options.defaultMaxTokens } : {}) }, modelId);
+    case 'gemini':
+      return createGeminiChatModel(common, modelId);
+    case 'sim':
+      return undefined;
+  }
+}
