@@ -5,12 +5,16 @@ import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
 import { createServer } from './http/server.js';
 import { createInProcessRateLimiter } from './limits/request-rate-limiter.js';
+import { createServerSecret, type ServerSecret } from './lib/server-secret.js';
 import { createUpstreamDispatcher } from './providers/http-client.js';
+import { createOwnerProviders } from './providers/owner-providers.js';
 import { createProviderRegistry } from './providers/registry.js';
+import { createGuardedDispatcher } from './providers/ssrf-guard.js';
 import { loadShippedCatalog, type ModelCatalog } from './routing/catalog.js';
+import { createOwnerCatalogs } from './routing/owner-catalog.js';
 import { createRouterDirectory } from './routing/router-directory.js';
 import { createChangeWatcher, type ChangeWatcher } from './storage/change-watcher.js';
-import { migrateToLatest, openStorage, type Storage } from './storage/database.js';
+import { migrateToLatest, openStorage, sqliteFilePath, type Storage } from './storage/database.js';
 import { createRepositories, type Repositories } from './storage/repositories.js';
 
 export interface App {
@@ -20,6 +24,8 @@ export interface App {
   readonly catalog: ModelCatalog;
   readonly usage: UsageRecorder;
   readonly changes: ChangeWatcher;
+  /** Seals and opens owners' provider keys (for the admin service). */
+  readonly secret: ServerSecret;
   /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
   close(): Promise<void>;
 }
@@ -47,12 +53,30 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     },
     { dispatcher, timeouts: config.upstreamTimeouts },
   );
+  const secret = createServerSecret({ configured: config.secretKey, sqliteFile: sqliteFilePath(config.databaseUrl) });
+  // Base URLs owners supply go through the SSRF guard, unless the operator allows private upstreams.
+  const ownerDispatcher = config.allowPrivateUpstreams ? dispatcher : createGuardedDispatcher(config.upstreamTimeouts);
+  const ownerProviders = createOwnerProviders({
+    registry: providers,
+    credentials: repositories.providerCredentials,
+    secret,
+    serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? preset.defaultBaseUrl,
+    http: { dispatcher, timeouts: config.upstreamTimeouts },
+    ownerHttp: { dispatcher: ownerDispatcher, timeouts: config.upstreamTimeouts },
+    defaultMaxTokens: (provider, modelId) => Math.min(catalog.get(`${provider}:${modelId}`)?.maxOutputTokens ?? 4096, 8192),
+    // Never the error's details beyond its message: no key is in it, and none may be.
+    onUnusable: (ownerId, provider, error) =>
+      logger.warn({ ownerId, provider, reason: error instanceof Error ? error.message : String(error) }, 'owner provider credentials unusable; provider skipped for this owner'),
+  });
+  const ownerCatalogs = createOwnerCatalogs(catalog, repositories.customModels);
   const authenticator = createKeyAuthenticator(repositories.apiKeys, now);
   const routers = createRouterDirectory(repositories.routers);
   const changes = createChangeWatcher(repositories.changes, config.changePollMs, (error) => logger.warn({ err: error }, 'change poll failed'));
   changes.onChange(() => {
     authenticator.invalidate();
     routers.invalidate();
+    ownerProviders.invalidate();
+    ownerCatalogs.invalidate();
   });
   const usage = createUsageRecorder(
     repositories.usage,
@@ -68,7 +92,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       rateLimiter: createInProcessRateLimiter(),
       routers,
       catalog,
-      providers,
+      ownerCatalogs,
+      providers: ownerProviders,
       usage,
       settings: {
         bodyLimitBytes: config.bodyLimitBytes,
@@ -89,6 +114,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     catalog,
     usage,
     changes,
+    secret,
     close() {
       closing ??= (async () => {
         changes.stop();
@@ -96,6 +122,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         await Promise.race([server.close(), deadline]);
         await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
         await dispatcher.close();
+        if (ownerDispatcher !== dispatcher) await ownerDispatcher.close();
         await storage.close();
       })();
       return closing;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { defaultTimeouts, type UpstreamTimeouts } from './providers/http-client.js';
+import { MIN_SECRET_LENGTH } from './lib/secret-box.js';
 import { readProviderCredentials, type ProviderCredentials } from './providers/provider-presets.js';
 
 const bool = z
@@ -29,6 +30,8 @@ const environmentSchema = z.object({
   MODELPORT_UPSTREAM_IDLE_TIMEOUT_MS: int(1).default(defaultTimeouts.idleMs),
   MODELPORT_UPSTREAM_TOTAL_TIMEOUT_MS: int(1).default(defaultTimeouts.totalMs),
   MODELPORT_USAGE_FLUSH_MS: int(10).default(1000),
+  MODELPORT_SECRET_KEY: z.string().min(MIN_SECRET_LENGTH, `must have at least ${MIN_SECRET_LENGTH} characters (e.g. from "openssl rand -base64 32")`).optional(),
+  MODELPORT_ALLOW_PRIVATE_UPSTREAMS: bool.default(false),
 });
 
 export interface Config {
@@ -51,6 +54,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly upstreamTimeouts: UpstreamTimeouts;
   readonly usageFlushMs: number;
+  /** Seals owners' provider keys (MODELPORT_SECRET_KEY); undefined: generated beside a SQLite database, refused on Postgres. */
+  readonly secretKey: string | undefined;
+  /** Owner-supplied base URLs may reach loopback, private and link-local addresses. */
+  readonly allowPrivateUpstreams: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -94,5 +101,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       totalMs: env.MODELPORT_UPSTREAM_TOTAL_TIMEOUT_MS,
     },
     usageFlushMs: env.MODELPORT_USAGE_FLUSH_MS,
+    secretKey: env.MODELPORT_SECRET_KEY,
+    allowPrivateUpstreams: env.MODELPORT_ALLOW_PRIVATE_UPSTREAMS,
   };
 }

@@ -45,6 +45,8 @@ export interface CommandResult {
   /** Human output: data on stdout (what a script captures), notes and warnings on stderr. */
   readonly stdout: string;
   readonly stderr?: string;
+  /** The exit code when the command ran but its check failed (e.g. `provider test`). @default 0 */
+  readonly exitCode?: number;
 }
 
 export interface CommandSpec {

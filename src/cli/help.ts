@@ -35,7 +35,7 @@ function commandLines(commands: readonly CommandSpec[]): string[] {
 /** `modelport --help`: every command. */
 export function renderOverview(commands: readonly CommandSpec[]): string {
   return [
-    'modelport: manage ModelPort users, routers and API keys, and read usage, straight in the database.',
+    'modelport: manage ModelPort users, routers, API keys and owners\' own provider keys and models, and read usage, straight in the database.',
     '',
     'Usage: modelport <noun> <verb> [options]',
     '',

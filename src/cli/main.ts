@@ -1,18 +1,30 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AdminInputError, createAdminService, type AdminService } from '../admin/admin-service.js';
+import { providerAdminOptionsFrom } from '../admin/provider-admin.js';
 import { loadShippedCatalog } from '../routing/catalog.js';
+import type { Config } from '../config.js';
 import type { Storage } from '../storage/database.js';
 import { UsageError, type CommandContext, type CommandSpec, type OptionValues } from './command.js';
 import { COMMON_OPTIONS, renderCommandHelp, renderNounHelp, renderOverview } from './help.js';
 import { keyCommands } from './key-commands.js';
+import { modelCommands } from './model-commands.js';
 import { modelsCommands } from './models-commands.js';
 import { errorJson, formatJson, type TextSink } from './output.js';
+import { providerCommands } from './provider-commands.js';
 import { routerCommands } from './router-commands.js';
 import { usageCommands } from './usage-commands.js';
 import { userCommands } from './user-commands.js';
 
 /** Every command, in the order `--help` lists them. */
-export const COMMANDS: readonly CommandSpec[] = [...userCommands, ...routerCommands, ...keyCommands, ...modelsCommands, ...usageCommands];
+export const COMMANDS: readonly CommandSpec[] = [
+  ...userCommands,
+  ...routerCommands,
+  ...keyCommands,
+  ...providerCommands,
+  ...modelCommands,
+  ...modelsCommands,
+  ...usageCommands,
+];
 
 /** Nouns that do something useful without a verb (`modelport models`). */
 const DEFAULT_VERBS: Readonly<Record<string, string>> = { models: 'list' };
@@ -113,21 +125,21 @@ class InvalidConfigurationError extends Error {}
  * mistakes answer without loading database drivers.
  */
 async function openAdmin(env: CliIo['env'], onOpened: (storage: Storage) => void): Promise<AdminService> {
-  const [{ ConfigError, loadConfig }, { migrateToLatest, openStorage }, { createRepositories }] = await Promise.all([
+  const [{ ConfigError, loadConfig }, { migrateToLatest, openStorage, sqliteFilePath }, { createRepositories }] = await Promise.all([
     import('../config.js'),
     import('../storage/database.js'),
     import('../storage/repositories.js'),
   ]);
-  let databaseUrl: string;
+  let config: Config;
   try {
-    databaseUrl = loadConfig(env).databaseUrl;
+    config = loadConfig(env);
   } catch (error) {
     throw error instanceof ConfigError ? new InvalidConfigurationError(error.message) : error;
   }
-  const storage = openStorage(databaseUrl);
+  const storage = openStorage(config.databaseUrl);
   onOpened(storage);
   await migrateToLatest(storage);
-  return createAdminService(createRepositories(storage), loadShippedCatalog());
+  return createAdminService(createRepositories(storage), loadShippedCatalog(), Date.now, providerAdminOptionsFrom(config, sqliteFilePath(config.databaseUrl)));
 }
 
 /** The message of an unexpected error, without its stack (an unreachable database often has an empty message). */
@@ -186,7 +198,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(result.stdout);
       if (result.stderr !== undefined) io.stderr.write(result.stderr);
     }
-    return EXIT_OK;
+    return result.exitCode ?? EXIT_OK;
   } catch (error) {
     if (error instanceof UsageError) {
       fail(error.message, 'usage_error', 'invalid_usage', `Run "modelport ${error.command === '' ? '' : `${error.command} `}--help" for usage.`);

@@ -2,8 +2,9 @@ import type { Logger } from 'pino';
 import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import type { KeyAuthenticator } from '../auth/key-authenticator.js';
 import type { RequestRateLimiter } from '../limits/request-rate-limiter.js';
-import type { ProviderRegistry } from '../providers/registry.js';
+import type { OwnerProviders } from '../providers/owner-providers.js';
 import type { ModelCatalog } from '../routing/catalog.js';
+import type { OwnerCatalogs } from '../routing/owner-catalog.js';
 import type { RouterDirectory } from '../routing/router-directory.js';
 
 /** Everything the HTTP layer needs, built once by main.ts (or a test) and passed in. */
@@ -13,8 +14,12 @@ export interface AppDependencies {
   readonly authenticator: KeyAuthenticator;
   readonly rateLimiter: RequestRateLimiter;
   readonly routers: RouterDirectory;
+  /** The shipped catalog. */
   readonly catalog: ModelCatalog;
-  readonly providers: ProviderRegistry;
+  /** The catalog as each owner sees it: the shipped one with their own models and prices over it. */
+  readonly ownerCatalogs: OwnerCatalogs;
+  /** The models each owner's routers call: their own credentials first, then the server-wide ones. */
+  readonly providers: OwnerProviders;
   readonly usage: UsageRecorder;
   readonly settings: HttpSettings;
 }

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError, errors } from '../lib/errors.js';
 
 interface AjvError {
@@ -48,24 +48,34 @@ export function validationToGatewayError(validation: readonly AjvError[]): Gatew
   return errors.invalidRequest(`Invalid value for '${param}': ${detail}.`, param, code);
 }
 
-/** Maps every error — ours, Fastify's, anything thrown — onto the JSON error body. */
+/**
+ * Maps every error — ours, Fastify's, anything thrown — onto a GatewayError, and
+ * logs what the client must not see. Each client format renders the result in
+ * its own shape (this module: OpenAI's; src/http/anthropic: Anthropic's).
+ */
+export function resolveGatewayError(error: FastifyError | GatewayError, request: FastifyRequest, bodyLimitBytes: number): GatewayError {
+  let gatewayError: GatewayError;
+  if (error instanceof GatewayError) gatewayError = error;
+  else if (error.validation) gatewayError = validationToGatewayError(error.validation as AjvError[]);
+  else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') gatewayError = errors.bodyTooLarge(bodyLimitBytes);
+  else if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') gatewayError = errors.invalidJson('The request body is empty; send a JSON object.');
+  else if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') gatewayError = errors.invalidJson();
+  else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    gatewayError = errors.invalidRequest('The Content-Type header is malformed; send "Content-Type: application/json".', null, 'invalid_request');
+  } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    gatewayError = errors.invalidRequest(error.message, null, 'invalid_request');
+  } else {
+    request.log.error({ err: error }, 'unhandled error');
+    gatewayError = errors.internal();
+  }
+  if (gatewayError.status >= 500) request.log.warn({ code: gatewayError.code, message: gatewayError.message }, 'request failed');
+  return gatewayError;
+}
+
+/** Renders every error in OpenAI's `{ "error": { message, type, code, param } }` shape. */
 export function installErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request, reply) => {
-    let gatewayError: GatewayError;
-    if (error instanceof GatewayError) gatewayError = error;
-    else if (error.validation) gatewayError = validationToGatewayError(error.validation as AjvError[]);
-    else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') gatewayError = errors.bodyTooLarge(bodyLimitBytes);
-    else if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') gatewayError = errors.invalidJson('The request body is empty; send a JSON object.');
-    else if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') gatewayError = errors.invalidJson();
-    else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      gatewayError = errors.invalidRequest('The Content-Type header is malformed; send "Content-Type: application/json".', null, 'invalid_request');
-    } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      gatewayError = errors.invalidRequest(error.message, null, 'invalid_request');
-    } else {
-      request.log.error({ err: error }, 'unhandled error');
-      gatewayError = errors.internal();
-    }
-    if (gatewayError.status >= 500) request.log.warn({ code: gatewayError.code, message: gatewayError.message }, 'request failed');
+    const gatewayError = resolveGatewayError(error, request, bodyLimitBytes);
     void reply.status(gatewayError.status).headers(gatewayError.headers).send(gatewayError.toBody());
   });
 

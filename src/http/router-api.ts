@@ -1,11 +1,23 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readBearerToken } from '../auth/api-key-format.js';
 import { errors, GatewayError } from '../lib/errors.js';
 import { rateLimitHeaders } from '../limits/request-rate-limiter.js';
+import { anthropicMessagesApi } from './anthropic/messages-route.js';
 import { registerChatCompletions } from './chat-completions-route.js';
 import type { AppDependencies } from './dependencies.js';
 import { registerModels } from './models-route.js';
 import { createRequestState, usageRecordFrom } from './request-state.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route also takes the key from `x-api-key` (Anthropic's header), which
+     * wins over `Authorization` when both are sent.
+     * @default false
+     */
+    acceptsXApiKey?: boolean;
+  }
+}
 
 /**
  * The client API under /api/router: every route here needs an API key.
@@ -19,12 +31,7 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
     request.gateway = createRequestState(performance.now());
     void reply.header('x-request-id', request.id);
     if (deps.settings.requireHttps && request.protocol !== 'https') throw errors.httpsRequired();
-    const header = request.headers.authorization;
-    const token = readBearerToken(header);
-    if (token === undefined && header !== undefined && header.trim() !== '') {
-      throw errors.invalidApiKey('Invalid Authorization header: send the API key as "Authorization: Bearer mp_...".');
-    }
-    const key = await deps.authenticator.authenticate(token);
+    const key = await deps.authenticator.authenticate(readApiKey(request));
     request.gateway.key = key;
     const decision = await deps.rateLimiter.consume(key.id, key.rpmLimit ?? deps.settings.defaultRpm);
     const headers = rateLimitHeaders(decision);
@@ -50,4 +57,22 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
 
   registerChatCompletions(app, deps);
   registerModels(app, deps);
+  await app.register(anthropicMessagesApi, deps);
+}
+
+/** The key from `Authorization: Bearer …`, or, on routes that accept it, from `x-api-key`. */
+function readApiKey(request: FastifyRequest): string | undefined {
+  const apiKeyHeader = request.headers['x-api-key'];
+  if (request.routeOptions.config.acceptsXApiKey === true) {
+    if (typeof apiKeyHeader === 'string' && apiKeyHeader.trim() !== '') return apiKeyHeader.trim();
+    if (request.headers.authorization === undefined) {
+      throw errors.invalidApiKey('Missing API key. Pass it as "x-api-key: mp_..." or "Authorization: Bearer mp_...".');
+    }
+  }
+  const header = request.headers.authorization;
+  const token = readBearerToken(header);
+  if (token === undefined && header !== undefined && header.trim() !== '') {
+    throw errors.invalidApiKey('Invalid Authorization header: send the API key as "Authorization: Bearer mp_...".');
+  }
+  return token;
 }

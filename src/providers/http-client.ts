@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, request, type Dispatcher, type buildConnector } from 'undici';
 import { UpstreamError, isRetryableStatus } from './contract.js';
 
 /** Timeouts for upstream calls, in milliseconds. */
@@ -15,10 +15,13 @@ export interface UpstreamTimeouts {
 
 export const defaultTimeouts: UpstreamTimeouts = { connectMs: 5_000, firstByteMs: 60_000, idleMs: 60_000, totalMs: 600_000 };
 
-/** One keep-alive connection pool per upstream origin, shared by every provider. */
-export function createUpstreamDispatcher(timeouts: UpstreamTimeouts): Dispatcher {
+/**
+ * One keep-alive connection pool per upstream origin, shared by every provider.
+ * `connect` replaces the socket connector (the SSRF guard's, for owner-supplied upstreams).
+ */
+export function createUpstreamDispatcher(timeouts: UpstreamTimeouts, connect?: buildConnector.connector): Dispatcher {
   return new Agent({
-    connect: { timeout: timeouts.connectMs },
+    connect: connect ?? { timeout: timeouts.connectMs },
     headersTimeout: timeouts.firstByteMs,
     bodyTimeout: timeouts.idleMs,
     keepAliveTimeout: 30_000,

@@ -1,4 +1,6 @@
 import { createAnthropicChatModel } from './anthropic/anthropic-chat-model.js';
+import { createAzureChatModel } from './azure/azure-chat-model.js';
+import { createBedrockChatModel } from './bedrock/bedrock-chat-model.js';
 import type { ChatModel } from './contract.js';
 import { createGeminiChatModel } from './gemini/gemini-chat-model.js';
 import type { UpstreamHttp } from './http-client.js';
@@ -35,6 +37,30 @@ export function createChatModelFor(
       return createAnthropicChatModel({ ...common, ...(options.defaultMaxTokens !== undefined ? { defaultMaxTokens: options.defaultMaxTokens } : {}) }, modelId);
     case 'gemini':
       return createGeminiChatModel(common, modelId);
+    case 'azure': {
+      if (credentials.apiKey === undefined) return undefined;
+      const apiVersion = credentials.options?.apiVersion;
+      return createAzureChatModel(
+        { provider: preset.name, endpoint: credentials.baseUrl, apiKey: credentials.apiKey, http: options.http, ...(apiVersion !== undefined ? { apiVersion } : {}) },
+        modelId,
+      );
+    }
+    case 'bedrock': {
+      const secretAccessKey = credentials.options?.secretAccessKey;
+      if (credentials.apiKey === undefined || secretAccessKey === undefined) return undefined;
+      const sessionToken = credentials.options?.sessionToken;
+      return createBedrockChatModel(
+        {
+          provider: preset.name,
+          region: credentials.options?.region ?? 'us-east-1',
+          baseUrl: credentials.baseUrl,
+          credentials: { accessKeyId: credentials.apiKey, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) },
+          http: options.http,
+          ...(options.defaultMaxTokens !== undefined ? { defaultMaxTokens: options.defaultMaxTokens } : {}),
+        },
+        modelId,
+      );
+    }
     case 'sim':
       return undefined;
   }

@@ -3,7 +3,7 @@
  * `provider:model`). A provider is one wire format plus a base URL and a key;
  * the OpenAI-compatible family differs only in those.
  */
-export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'sim';
+export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'bedrock' | 'sim';
 
 export interface ProviderPreset {
   /** The name used in model ids, e.g. `groq` in `groq:llama-3.3-70b-versatile`. */
@@ -16,6 +16,8 @@ export interface ProviderPreset {
   readonly defaultBaseUrl: string;
   /** Local servers need no key and are always available at their default address. */
   readonly requiresKey: boolean;
+  /** For providers configured otherwise than by `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` (Azure, Bedrock). */
+  readonly readCredentials?: (environment: Readonly<Record<string, string | undefined>>) => ProviderCredentials | undefined;
 }
 
 const openAICompatible = (name: string, label: string, envPrefix: string, defaultBaseUrl: string, requiresKey = true): ProviderPreset => ({
@@ -37,6 +39,24 @@ export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
   openAICompatible('deepseek', 'DeepSeek', 'DEEPSEEK', 'https://api.deepseek.com/v1'),
   openAICompatible('fireworks', 'Fireworks AI', 'FIREWORKS', 'https://api.fireworks.ai/inference/v1'),
   openAICompatible('xai', 'xAI', 'XAI', 'https://api.x.ai/v1'),
+  {
+    name: 'azure',
+    label: 'Azure OpenAI',
+    wireFormat: 'azure',
+    envPrefix: 'AZURE_OPENAI',
+    defaultBaseUrl: 'https://<resource>.openai.azure.com',
+    requiresKey: true,
+    readCredentials: readAzureCredentials,
+  },
+  {
+    name: 'bedrock',
+    label: 'Amazon Bedrock',
+    wireFormat: 'bedrock',
+    envPrefix: 'BEDROCK',
+    defaultBaseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+    requiresKey: true,
+    readCredentials: readBedrockCredentials,
+  },
   openAICompatible('openrouter', 'OpenRouter', 'OPENROUTER', 'https://openrouter.ai/api/v1'),
   openAICompatible('perplexity', 'Perplexity', 'PERPLEXITY', 'https://api.perplexity.ai'),
   openAICompatible('cerebras', 'Cerebras', 'CEREBRAS', 'https://api.cerebras.ai/v1'),
@@ -49,6 +69,11 @@ export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
 export interface ProviderCredentials {
   readonly apiKey?: string;
   readonly baseUrl: string;
+  /**
+   * Provider-specific settings, by name: Azure's `apiVersion`; Bedrock's `region`,
+   * `secretAccessKey` and `sessionToken` (its access key id is `apiKey`).
+   */
+  readonly options?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -58,6 +83,11 @@ export interface ProviderCredentials {
 export function readProviderCredentials(environment: Record<string, string | undefined>): Map<string, ProviderCredentials> {
   const credentials = new Map<string, ProviderCredentials>();
   for (const preset of PROVIDER_PRESETS) {
+    if (preset.readCredentials !== undefined) {
+      const read = preset.readCredentials(environment);
+      if (read !== undefined) credentials.set(preset.name, read);
+      continue;
+    }
     const apiKey = nonEmpty(environment[`${preset.envPrefix}_API_KEY`]);
     const baseUrl = nonEmpty(environment[`${preset.envPrefix}_BASE_URL`]) ?? preset.defaultBaseUrl;
     if (preset.requiresKey && apiKey === undefined) continue;
@@ -68,6 +98,38 @@ export function readProviderCredentials(environment: Record<string, string | und
 
 export function findPreset(name: string): ProviderPreset | undefined {
   return PROVIDER_PRESETS.find((preset) => preset.name === name);
+}
+
+/**
+ * Azure OpenAI: configured when AZURE_OPENAI_API_KEY and AZURE_OPENAI_ENDPOINT
+ * (https://<resource>.openai.azure.com) are set; AZURE_OPENAI_API_VERSION picks
+ * the api-version (default: the Azure adapter's GA version).
+ */
+function readAzureCredentials(environment: Readonly<Record<string, string | undefined>>): ProviderCredentials | undefined {
+  const apiKey = nonEmpty(environment.AZURE_OPENAI_API_KEY);
+  const endpoint = nonEmpty(environment.AZURE_OPENAI_ENDPOINT);
+  if (apiKey === undefined || endpoint === undefined) return undefined;
+  const apiVersion = nonEmpty(environment.AZURE_OPENAI_API_VERSION);
+  return { apiKey, baseUrl: endpoint, ...(apiVersion !== undefined ? { options: { apiVersion } } : {}) };
+}
+
+/**
+ * Amazon Bedrock: configured when AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are
+ * set (AWS_SESSION_TOKEN too for temporary credentials), in AWS_REGION (else
+ * AWS_DEFAULT_REGION, else us-east-1). BEDROCK_BASE_URL replaces the regional
+ * runtime endpoint (VPC endpoints, proxies, tests).
+ */
+function readBedrockCredentials(environment: Readonly<Record<string, string | undefined>>): ProviderCredentials | undefined {
+  const accessKeyId = nonEmpty(environment.AWS_ACCESS_KEY_ID);
+  const secretAccessKey = nonEmpty(environment.AWS_SECRET_ACCESS_KEY);
+  if (accessKeyId === undefined || secretAccessKey === undefined) return undefined;
+  const region = nonEmpty(environment.AWS_REGION) ?? nonEmpty(environment.AWS_DEFAULT_REGION) ?? 'us-east-1';
+  const sessionToken = nonEmpty(environment.AWS_SESSION_TOKEN);
+  return {
+    apiKey: accessKeyId,
+    baseUrl: nonEmpty(environment.BEDROCK_BASE_URL) ?? `https://bedrock-runtime.${region}.amazonaws.com`,
+    options: { region, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) },
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

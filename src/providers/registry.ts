@@ -12,6 +12,9 @@ export interface ProvidersConfig {
   readonly defaultMaxTokens?: (provider: string, modelId: string) => number | undefined;
 }
 
+/** The callable model for a `provider:model`, or undefined when it cannot be called. */
+export type ModelResolver = (provider: string, modelId: string) => ChatModel | undefined;
+
 export interface ProviderRegistry {
   /** The callable model, or undefined when its provider is not configured here. */
   resolve(provider: string, modelId: string): ChatModel | undefined;

@@ -1,6 +1,6 @@
 import { GatewayError, errors } from '../lib/errors.js';
 import { UpstreamError, type ChatModel } from '../providers/contract.js';
-import type { ProviderRegistry } from '../providers/registry.js';
+import type { ModelResolver } from '../providers/registry.js';
 import type { ModelInfo } from './catalog.js';
 
 export interface Attempt {
@@ -28,19 +28,20 @@ export interface FallbackOptions {
  * failures (5xx, 429, timeouts, refused connections, our credentials rejected)
  * move on to the next model; a request the upstream calls invalid does not,
  * since every model would refuse it too. Every attempt is reported.
+ * `resolve` gives the router owner's models (their own keys first, then the server's).
  */
 export async function callWithFallback<T>(
   candidates: readonly ModelInfo[],
-  providers: ProviderRegistry,
+  resolve: ModelResolver,
   options: FallbackOptions,
   call: (model: ChatModel, info: ModelInfo) => Promise<T>,
 ): Promise<FallbackResult<T>> {
   const attempts: Attempt[] = [];
   let calls = 0;
   for (const info of candidates) {
-    const model = providers.resolve(info.provider, info.model);
+    const model = resolve(info.provider, info.model);
     if (model === undefined) {
-      attempts.push({ model: info.id, outcome: 'skipped', reason: `provider "${info.provider}" is not configured on this server`, latencyMs: 0 });
+      attempts.push({ model: info.id, outcome: 'skipped', reason: `provider "${info.provider}" is not configured on this server or for this owner`, latencyMs: 0 });
       continue;
     }
     if (calls >= options.maxAttempts) {

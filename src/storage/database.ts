@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import { initialMigration } from './migrations/0001-initial.js';
+import { providerCredentialsMigration } from './migrations/0002-provider-credentials.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -40,8 +41,15 @@ export function openStorage(url: string): Storage {
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
+/** The SQLite file a DATABASE_URL names, as openStorage reads it (`:memory:` included); undefined for Postgres. */
+export function sqliteFilePath(url: string): string | undefined {
+  if (/^postgres(ql)?:\/\//.test(url)) return undefined;
+  return url.replace(/^sqlite:(\/\/)?/, '');
+}
+
 const migrations: Record<string, Migration> = {
   '0001-initial': initialMigration,
+  '0002-provider-credentials': providerCredentialsMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

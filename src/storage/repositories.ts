@@ -1,6 +1,8 @@
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createChangesRepository } from './changes-repository.js';
+import { createCustomModelsRepository } from './custom-models-repository.js';
 import type { Storage } from './database.js';
+import { createProviderCredentialsRepository } from './provider-credentials-repository.js';
 import { createRoutersRepository } from './routers-repository.js';
 import { createUsageRepository } from './usage-repository.js';
 import { createUsersRepository } from './users-repository.js';
@@ -12,6 +14,8 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     apiKeys: createApiKeysRepository(storage.db, now),
     usage: createUsageRepository(storage.db),
     changes: createChangesRepository(storage.db),
+    providerCredentials: createProviderCredentialsRepository(storage.db, now),
+    customModels: createCustomModelsRepository(storage.db, now),
   };
 }
 

@@ -59,6 +59,40 @@ export interface UsageRecordsTable {
   attempts: number;
 }
 
+export interface ProviderCredentialsTable {
+  id: string;
+  owner_id: string;
+  /** A preset name (`openai`…) or the owner's custom OpenAI-compatible provider. */
+  provider: string;
+  /** The owner's base URL; null means the preset's (as the server uses it). */
+  base_url: string | null;
+  /** The key sealed with AES-256-GCM (`v1:iv:ciphertext:tag`, base64); null when the provider needs none. */
+  encrypted_key: string | null;
+  /** The key's last characters, for people to recognise it. */
+  key_hint: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface CustomModelsTable {
+  owner_id: string;
+  provider: string;
+  model: string;
+  input_per_mtok: number;
+  output_per_mtok: number;
+  cached_input_per_mtok: number | null;
+  context_window: number;
+  max_output_tokens: number;
+  /** 0 or 1. */
+  supports_tools: number;
+  /** 0 or 1. */
+  supports_vision: number;
+  quality_score: number | null;
+  active_params_b: number | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface ChangeCounterTable {
   id: number;
   version: ColumnType<number, number, number>;
@@ -70,11 +104,15 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage_records: UsageRecordsTable;
   change_counter: ChangeCounterTable;
+  provider_credentials: ProviderCredentialsTable;
+  custom_models: CustomModelsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
 export type RouterRow = Selectable<RoutersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type ProviderCredentialRow = Selectable<ProviderCredentialsTable>;
+export type CustomModelRow = Selectable<CustomModelsTable>;
 export type UsageRecordRow = Selectable<UsageRecordsTable>;
 export type NewUsageRecord = Insertable<UsageRecordsTable>;
 export type { Generated };

@@ -266,7 +266,7 @@ describe('modelport usage mistakes and help', () => {
 
   const mistakes: Array<{ args: string[]; message: RegExp }> = [
     { args: [], message: /Usage: modelport <noun> <verb>/ },
-    { args: ['frobnicate'], message: /Unknown command "frobnicate"\. Commands: user, router, key, models, usage/ },
+    { args: ['frobnicate'], message: /Unknown command "frobnicate"\. Commands: user, router, key, provider, model, models, usage/ },
     { args: ['router'], message: /"modelport router" needs a verb: create, list/ },
     { args: ['router', 'delete'], message: /Unknown command "router delete"/ },
     { args: ['router', 'list', '--colour'], message: /Unknown option --colour for "router list"/ },
@@ -304,6 +304,13 @@ describe('modelport usage mistakes and help', () => {
       'key create',
       'key list',
       'key revoke',
+      'provider add',
+      'provider list',
+      'provider test',
+      'provider remove',
+      'model add',
+      'model list',
+      'model remove',
       'models list',
       'usage list',
     ]);

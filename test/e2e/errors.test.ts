@@ -9,9 +9,11 @@ import { generateApiKey } from '../../src/auth/api-key-format.js';
 import type { AppDependencies } from '../../src/http/dependencies.js';
 import { createServer, type ServerOptions } from '../../src/http/server.js';
 import { createInProcessRateLimiter } from '../../src/limits/request-rate-limiter.js';
+import { serverWideProvidersOnly } from '../../src/providers/owner-providers.js';
 import { createProviderRegistry } from '../../src/providers/registry.js';
 import { createUpstreamDispatcher, defaultTimeouts } from '../../src/providers/http-client.js';
 import { loadShippedCatalog } from '../../src/routing/catalog.js';
+import { shippedCatalogOnly } from '../../src/routing/owner-catalog.js';
 import type { ApiKeyRecord } from '../../src/storage/api-keys-repository.js';
 import { bumpChangeCounter } from '../../src/storage/changes-repository.js';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
@@ -649,7 +651,8 @@ async function startHandBuiltServer(routers: AppDependencies['routers'], options
     rateLimiter: createInProcessRateLimiter(),
     routers,
     catalog: loadShippedCatalog(),
-    providers: createProviderRegistry({ sim: { timeScale: 0, timing: () => ({ ttftMs: 0, tokensPerSecond: 1000 }) } }, { dispatcher, timeouts: defaultTimeouts }),
+    ownerCatalogs: shippedCatalogOnly(loadShippedCatalog()),
+    providers: serverWideProvidersOnly(createProviderRegistry({ sim: { timeScale: 0, timing: () => ({ ttftMs: 0, tokensPerSecond: 1000 }) } }, { dispatcher, timeouts: defaultTimeouts })),
     usage,
     settings: { bodyLimitBytes: 1_000_000, defaultRpm: 1000, requireHttps: false, trustedProxies: [], maxAttempts: 3 },
   }, options);

@@ -125,6 +125,31 @@ export type FakeHandler = (request: RecordedRequest) => FakeBehaviour | undefine
 export interface FakeOpenAIOptions {
   /** The key the fake accepts; others get OpenAI's 401. @default "sk-test" */
   readonly apiKey?: string | null;
+  /** Speak as another OpenAI-compatible upstream (see fake-azure-openai.ts); `apiKey` is then unused. */
+  readonly dialect?: FakeDialect;
+}
+
+/**
+ * What an upstream that serves OpenAI's chat-completions format changes about it:
+ * its chat path, its auth, its headers and what it adds to answers.
+ */
+export interface FakeDialect {
+  /** Whether a path (without its query) is the chat-completions endpoint. */
+  isChatPath(pathname: string): boolean;
+  /** The answer to a request at a path that is not the chat endpoint. */
+  notFound(method: string, url: string): FakeBehaviour;
+  /** The refusal of a request at the chat path (auth, query parameters…), or undefined to serve it. */
+  refuse(request: IncomingMessage): FakeBehaviour | undefined;
+  /** The refusal of a parsed JSON body this upstream does not take, or undefined. */
+  refuseBody(url: string, body: unknown): FakeBehaviour | undefined;
+  /** The body the answer is shaped from (e.g. with the model a URL names). */
+  requestBody(url: string, body: unknown): unknown;
+  /** Response headers for a content type. */
+  headers(contentType: string): Record<string, string>;
+  /** The `chat.completion` object as this upstream sends it. */
+  completion(object: Record<string, unknown>): Record<string, unknown>;
+  /** The `data:` payloads of a stream as this upstream sends them. */
+  streamEvents(events: readonly string[]): string[];
 }
 
 export interface FakeOpenAI {
@@ -487,7 +512,8 @@ async function sendStream(exchange: Exchange, events: readonly string[], status:
   if (exchange.open()) exchange.response.end();
 }
 
-async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unknown): Promise<void> {
+async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unknown, dialect?: FakeDialect): Promise<void> {
+  const headersFor = dialect?.headers ?? openAIHeaders;
   switch (behaviour.type) {
     case 'hang':
       return;
@@ -498,7 +524,7 @@ async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unkno
       await delayHeaders(exchange, behaviour.delayBeforeHeadersMs);
       if (!exchange.open()) return;
       const text = typeof behaviour.body === 'string' ? behaviour.body : JSON.stringify(behaviour.body, null, 4);
-      exchange.response.writeHead(behaviour.status, { ...openAIHeaders('application/json; charset=utf-8'), ...behaviour.headers });
+      exchange.response.writeHead(behaviour.status, { ...headersFor('application/json; charset=utf-8'), ...behaviour.headers });
       exchange.response.end(`${text}\n`);
       return;
     }
@@ -507,7 +533,7 @@ async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unkno
       const transport = behaviour.transport ?? {};
       await delayHeaders(exchange, transport.delayBeforeHeadersMs);
       if (!exchange.open()) return;
-      exchange.response.writeHead(behaviour.status ?? 200, { ...(behaviour.headers ?? openAIHeaders('text/event-stream; charset=utf-8')), ...transport.headers });
+      exchange.response.writeHead(behaviour.status ?? 200, { ...(behaviour.headers ?? headersFor('text/event-stream; charset=utf-8')), ...transport.headers });
       await sendHeaders(exchange);
       await writePieces(exchange, bytes, transport.writeSizes, { index: 0 });
       if (exchange.open()) exchange.response.end();
@@ -516,13 +542,15 @@ async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unkno
     case 'answer': {
       const transport = behaviour.transport ?? {};
       if (requestShape(body).stream) {
-        await sendStream(exchange, streamEvents(behaviour, body), 200, openAIHeaders('text/event-stream; charset=utf-8'), transport);
+        const events = streamEvents(behaviour, body);
+        await sendStream(exchange, dialect ? dialect.streamEvents(events) : events, 200, headersFor('text/event-stream; charset=utf-8'), transport);
         return;
       }
       await delayHeaders(exchange, transport.delayBeforeHeadersMs);
       if (!exchange.open()) return;
-      const bytes = Buffer.from(`${JSON.stringify(completionObject(behaviour, body), null, 2)}\n`, 'utf8');
-      exchange.response.writeHead(200, { ...openAIHeaders('application/json'), 'content-length': String(bytes.length), ...transport.headers });
+      const completion = completionObject(behaviour, body);
+      const bytes = Buffer.from(`${JSON.stringify(dialect ? dialect.completion(completion) : completion, null, 2)}\n`, 'utf8');
+      exchange.response.writeHead(200, { ...headersFor('application/json'), 'content-length': String(bytes.length), ...transport.headers });
       if (transport.writeSizes !== undefined) {
         await sendHeaders(exchange);
         await writePieces(exchange, bytes, transport.writeSizes, { index: 0 });
@@ -537,6 +565,8 @@ async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unkno
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const apiKey = options.apiKey === undefined ? 'sk-test' : options.apiKey;
+  const dialect = options.dialect;
+  const isChatPath = (path: string) => (dialect ? dialect.isChatPath(path.split('?')[0] ?? '') : path.split('?')[0] === '/v1/chat/completions');
   const requests: RecordedRequest[] = [];
   let queue: FakeBehaviour[] = [];
   let handler: FakeHandler | undefined;
@@ -606,15 +636,20 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     requests.push(record);
 
     let behaviour: FakeBehaviour;
-    const isChat = request.method === 'POST' && (request.url ?? '').split('?')[0] === '/v1/chat/completions';
+    const isChat = request.method === 'POST' && isChatPath(request.url ?? '');
     const authorization = request.headers.authorization;
-    if (!isChat) {
+    const refusal = isChat ? dialect?.refuse(request) : undefined;
+    if (!isChat && dialect !== undefined) {
+      behaviour = dialect.notFound(request.method ?? '', request.url ?? '');
+    } else if (refusal !== undefined) {
+      behaviour = refusal;
+    } else if (!isChat) {
       behaviour = {
         type: 'error',
         status: 404,
         body: errorBody(`Invalid URL (${request.method ?? ''} ${request.url ?? ''})`, 'invalid_request_error', null, null),
       };
-    } else if (apiKey !== null && authorization !== `Bearer ${apiKey}`) {
+    } else if (dialect === undefined && apiKey !== null && authorization !== `Bearer ${apiKey}`) {
       behaviour =
         authorization === undefined
           ? {
@@ -635,11 +670,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         null,
       );
     } else {
-      behaviour = queue.shift() ?? handler?.(record) ?? { type: 'answer' };
+      behaviour = dialect?.refuseBody(record.path, record.body) ?? queue.shift() ?? handler?.(record) ?? { type: 'answer' };
     }
     record.behaviour = behaviour;
     try {
-      await perform(exchange, behaviour, record.body);
+      await perform(exchange, behaviour, dialect ? dialect.requestBody(record.path, record.body) : record.body, dialect);
     } catch {
       if (!response.destroyed) response.destroy();
     }
@@ -654,7 +689,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     origin,
     baseUrl: `${origin}/v1`,
     requests,
-    chatRequests: () => requests.filter((request) => request.path.split('?')[0] === '/v1/chat/completions'),
+    chatRequests: () => requests.filter((request) => isChatPath(request.path)),
     enqueue(...behaviours) {
       queue.push(...behaviours);
     },

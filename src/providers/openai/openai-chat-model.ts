@@ -22,20 +22,35 @@ export interface OpenAIProviderSettings {
   /** Bearer token; omitted for local servers that need none. */
   readonly apiKey?: string;
   readonly http: UpstreamHttp;
+  /**
+   * The chat-completions URL for a model, for upstreams that put the model in the
+   * path (Azure OpenAI's deployments). @default `${baseUrl}/chat/completions`
+   */
+  readonly url?: (modelId: string) => string;
+  /** Auth and other headers sent on every call, in place of `authorization: Bearer <apiKey>`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Whether the body names the model; false where the URL already does. @default true */
+  readonly sendModelInBody?: boolean;
+  /**
+   * Whether streams ask for usage (`stream_options.include_usage`); false for
+   * upstreams that refuse the field (Azure api-versions before 2024-08-01). @default true
+   */
+  readonly streamUsage?: boolean;
 }
 
 /** A chat model spoken to in OpenAI's chat-completions wire format. */
 export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId: string): ChatModel {
-  const url = `${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const headers: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+  const url = settings.url?.(modelId) ?? `${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const headers: Record<string, string> = settings.headers ? { ...settings.headers } : settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
   const provider = settings.provider;
+  const modelField = settings.sendModelInBody === false ? {} : { model: modelId };
 
   return {
     provider,
     modelId,
 
     async generate(request: ChatRequest, options: CallOptions): Promise<ChatResult> {
-      const body = { ...request, model: modelId, stream: false };
+      const body = { ...request, ...modelField, stream: false };
       delete (body as { stream_options?: unknown }).stream_options;
       const response = await postJson(settings.http, provider, url, headers, body, options.signal);
       let text: string;
@@ -73,7 +88,8 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
 
     async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
       // Usage is always asked for, so cost is right even when the client did not ask.
-      const body = { ...request, model: modelId, stream: true, stream_options: { include_usage: true } };
+      const body = { ...request, ...modelField, stream: true, stream_options: { include_usage: true } };
+      if (settings.streamUsage === false) delete (body as { stream_options?: unknown }).stream_options;
       const response = await postJson(settings.http, provider, url, { ...headers, accept: 'text/event-stream' }, body, options.signal);
       return mapOpenAIStream(provider, response.body, options.signal);
     },

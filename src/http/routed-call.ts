@@ -1,0 +1,240 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { accountCall } from '../accounting/call-accounting.js';
+import { GatewayError, errors } from '../lib/errors.js';
+import type { ChatRequest, ChatResult, ToolCall, Usage } from '../providers/contract.js';
+import type { ModelResolver } from '../providers/registry.js';
+import type { ModelCatalog, ModelInfo } from '../routing/catalog.js';
+import { RoutingFailure, callWithFallback, type Attempt } from '../routing/fallback.js';
+import { filterEligible, isStrategyName, rankCandidates, type RoutingContext, type StrategyName } from '../routing/strategies.js';
+import type { RouterRecord } from '../storage/routers-repository.js';
+import type { AppDependencies } from './dependencies.js';
+import type { RouterMeta } from './openai-response.js';
+import { usageRecordFrom } from './request-state.js';
+
+/**
+ * What every client API format shares between "the body is valid" and "here is
+ * the answer": router resolution and access (404/403), message checks,
+ * candidate selection, the call with fallback, accounting and the request's
+ * usage state. The OpenAI and Anthropic routes differ only in how they read the
+ * body and write the answer, so routing and usage records behave identically.
+ */
+
+/** Router ids are `rt_` + 22 characters; anything much longer cannot be one. */
+const MAX_ROUTER_ID_LENGTH = 128;
+
+/** A routed request, resolved and ranked, ready to call. */
+export interface RoutedRequest {
+  readonly router: RouterRecord;
+  readonly strategy: StrategyName;
+  readonly chatRequest: ChatRequest;
+  readonly candidates: readonly ModelInfo[];
+  /** The router owner's models: their own credentials first, then the server's. */
+  readonly resolveModel: ModelResolver;
+  readonly completionId: string;
+  readonly created: number;
+  readonly signal: AbortSignal;
+  /** The cheap prompt size routing used (≈ 4 characters a token), before any provider counted. */
+  readonly estimatedPromptTokens: number;
+}
+
+export interface RoutedCallInput {
+  /** The request in the gateway's (OpenAI) shape, `model` and `stream` removed. */
+  readonly chatRequest: ChatRequest;
+  /** The body's `model`; the router id in the path wins over it (spec 4.1 rule 2). */
+  readonly bodyModel: string | null | undefined;
+  /** Prefix of the answer's id: `chatcmpl-` for OpenAI, `msg_` for Anthropic. */
+  readonly idPrefix: string;
+}
+
+/** A POST with no body at all (no Content-Type, no length) never reaches the JSON parser: same answer as an empty one. */
+export async function requireBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined) throw errors.invalidJson('The request body is empty; send a JSON object.');
+}
+
+/**
+ * Checks the messages (400), then finds the router and checks the key may use
+ * it (404/403), then ranks the models that can take the request (400/503).
+ * Aborts the upstream call when the client goes away.
+ */
+export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyReply, input: RoutedCallInput, deps: AppDependencies): Promise<RoutedRequest> {
+  // Everything that makes the request itself invalid (400) is found before the router is looked up (404/403).
+  checkMessages(input.chatRequest);
+  const router = await resolveRouter(request, input.bodyModel, deps);
+  const strategy: StrategyName = isStrategyName(router.strategy) ? router.strategy : 'balanced';
+  const context = routingContext(input.chatRequest);
+  const [catalog, resolveModel] = await Promise.all([deps.ownerCatalogs.forOwner(router.ownerId), deps.providers.forOwner(router.ownerId)]);
+  const candidates = selectCandidates(router, strategy, context, catalog);
+
+  const abort = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return {
+    router,
+    strategy,
+    chatRequest: input.chatRequest,
+    candidates,
+    resolveModel,
+    completionId: `${input.idPrefix}${randomBytes(12).toString('base64url')}`,
+    created: Math.floor(deps.now() / 1000),
+    signal: abort.signal,
+    estimatedPromptTokens: context.promptTokens,
+  };
+}
+
+/**
+ * Runs the call of a prepared request. A routing failure keeps its attempt
+ * count for the usage record; a client that left gets no response, so no
+ * 'finish' and no onResponse hook: its record is queued here.
+ */
+export async function runRoutedCall<T>(request: FastifyRequest, routed: RoutedRequest, deps: AppDependencies, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof RoutingFailure) request.gateway.attempts = error.attempts.length;
+    if (routed.signal.aborted && !request.gateway.recorded && error instanceof GatewayError) {
+      request.gateway.recorded = true;
+      deps.usage.record(usageRecordFrom(request, error.status, error.code));
+    }
+    throw error;
+  }
+}
+
+async function resolveRouter(request: FastifyRequest, bodyModel: string | null | undefined, deps: AppDependencies): Promise<RouterRecord> {
+  const pathRouter = (request.params as { routerId?: string }).routerId;
+  // The path wins over the body (spec 4.1 rule 2).
+  const target = pathRouter ?? bodyModel ?? undefined;
+  if (target === undefined || target === '') throw errors.routerRequired();
+  if (target.startsWith('agent:')) throw errors.agentNotFound(target.slice('agent:'.length));
+  // Lookups (misses included) are cached by id: a megabyte-long "id" must not become a cache key.
+  const router = target.length <= MAX_ROUTER_ID_LENGTH ? await deps.routers.find(target) : undefined;
+  if (router === undefined) throw errors.routerNotFound(target);
+  const key = request.gateway.key;
+  if (key === undefined) throw errors.invalidApiKey();
+  if (router.ownerId !== key.ownerId || (key.routerIds !== undefined && !key.routerIds.includes(router.id))) {
+    throw errors.routerAccessDenied(target);
+  }
+  request.gateway.routerId = router.id;
+  return router;
+}
+
+/** What the schema cannot say: which roles need content, and tool messages' ids. */
+function checkMessages(request: ChatRequest): void {
+  request.messages.forEach((message, index) => {
+    const hasContent = message.content !== undefined && message.content !== null;
+    if (message.role === 'assistant') {
+      if (!hasContent && (message.tool_calls === undefined || message.tool_calls.length === 0)) {
+        throw errors.invalidRequest(`messages[${index}]: an assistant message needs 'content' or 'tool_calls'.`, `messages[${index}].content`, 'missing_required_parameter');
+      }
+    } else if (!hasContent) {
+      throw errors.invalidRequest(`Missing required parameter: 'messages[${index}].content'.`, `messages[${index}].content`, 'missing_required_parameter');
+    }
+    if (message.role === 'tool' && (message.tool_call_id === undefined || message.tool_call_id === '')) {
+      throw errors.invalidRequest(`Missing required parameter: 'messages[${index}].tool_call_id'.`, `messages[${index}].tool_call_id`, 'missing_required_parameter');
+    }
+  });
+}
+
+/** A cheap prompt size for routing (≈ 4 characters a token); the bill uses the provider's real count. */
+function routingContext(request: ChatRequest): RoutingContext {
+  let characters = 0;
+  let needsVision = false;
+  for (const message of request.messages) {
+    if (typeof message.content === 'string') characters += message.content.length;
+    else if (Array.isArray(message.content)) {
+      for (const part of message.content) {
+        if (typeof part.text === 'string') characters += part.text.length;
+        if (part.type === 'image_url' || part.type === 'input_image') needsVision = true;
+      }
+    }
+  }
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+  return {
+    promptTokens: Math.ceil(characters / 4) + 3 * request.messages.length,
+    maxTokens,
+    needsTools: (request.tools?.length ?? 0) > 0,
+    needsVision,
+  };
+}
+
+/** `catalog` is the owner's: the shipped one with their own models and prices over it. */
+function selectCandidates(router: RouterRecord, strategy: StrategyName, context: RoutingContext, catalog: ModelCatalog): ModelInfo[] {
+  const known = router.models.map((id) => catalog.get(id)).filter((model): model is ModelInfo => model !== undefined);
+  const { eligible, dropped } = filterEligible(known, context);
+  if (eligible.length === 0) {
+    const contextDrop = dropped.some((drop) => drop.reason.startsWith('context window'));
+    const reasons = dropped.map((drop) => `${drop.id}: ${drop.reason}`).join('; ');
+    if (contextDrop) {
+      throw errors.invalidRequest(`No model of this router can take this request: ${reasons}.`, 'messages', 'context_length_exceeded');
+    }
+    if (dropped.length > 0) throw errors.invalidRequest(`No model of this router can take this request: ${reasons}.`, null, 'unsupported_request');
+    throw errors.allModelsUnavailable('The router lists no model this server knows.');
+  }
+  return rankCandidates(strategy, eligible, context).map((candidate) => candidate.model);
+}
+
+/** A non-streamed answer, accounted, with the `_meta` every format reports. */
+export interface CompletedCall {
+  readonly result: ChatResult;
+  /** The model that answered. */
+  readonly model: ModelInfo;
+  /** The provider's counts, or the tokenizer's when it gave none. */
+  readonly usage: Usage;
+  readonly meta: RouterMeta;
+}
+
+/** Calls the candidates best-first until one answers, then accounts the call and fills the usage state. */
+export async function completeRoutedCall(request: FastifyRequest, reply: FastifyReply, routed: RoutedRequest, deps: AppDependencies): Promise<CompletedCall> {
+  const state = request.gateway;
+  let upstreamStarted = 0;
+  const outcome = await callWithFallback(routed.candidates, routed.resolveModel, { maxAttempts: deps.settings.maxAttempts, now: () => performance.now() }, (model) => {
+    upstreamStarted = performance.now();
+    return model.generate(routed.chatRequest, { signal: routed.signal });
+  });
+  const generationMs = performance.now() - upstreamStarted;
+  const result = outcome.value;
+  const account = accountCall({
+    model: outcome.model,
+    request: routed.chatRequest,
+    usage: result.usage,
+    generatedText: (result.message.content ?? '') + toolCallText(result.message.toolCalls),
+    generationMs,
+  });
+  const latencyMs = round(performance.now() - state.startedAt);
+  Object.assign(state, {
+    model: outcome.model.id,
+    promptTokens: account.usage.promptTokens,
+    completionTokens: account.usage.completionTokens,
+    costUsd: account.costUsd,
+    carbonGrams: account.carbonGrams,
+    attempts: outcome.attempts.length,
+  });
+  const meta: RouterMeta = {
+    modelUsed: outcome.model.id,
+    cost: account.costUsd,
+    latencyMs,
+    carbonGrams: account.carbonGrams,
+    routerDecision: routed.strategy,
+    routerId: routed.router.id,
+    requestId: request.id,
+    provider: outcome.model.provider,
+    usageEstimated: account.usage.estimated,
+    attempts: attemptsForMeta(outcome.attempts),
+  };
+  void reply.header('x-modelport-model', outcome.model.id);
+  return { result, model: outcome.model, usage: account.usage, meta };
+}
+
+export function attemptsForMeta(attempts: readonly Attempt[]): RouterMeta['attempts'] {
+  return attempts.map((attempt) => ({ ...attempt }));
+}
+
+export function toolCallText(toolCalls: readonly ToolCall[] | undefined): string {
+  return toolCalls?.map((call) => call.function.name + call.function.arguments).join('') ?? '';
+}
+
+export function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
