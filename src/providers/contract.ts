@@ -116,6 +116,8 @@ export class UpstreamError extends Error {
   readonly isRetryable: boolean;
   readonly responseBody: string | undefined;
   readonly retryAfterMs: number | undefined;
+  /** Response headers of an HTTP error, for providers that put the error type there (Bedrock's x-amzn-errortype). */
+  readonly responseHeaders: Readonly<Record<string, string>> | undefined;
   readonly provider: string;
 
   constructor(init: {
@@ -126,6 +128,7 @@ export class UpstreamError extends Error {
     isRetryable: boolean;
     responseBody?: string;
     retryAfterMs?: number;
+    responseHeaders?: Readonly<Record<string, string>>;
     cause?: unknown;
   }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -136,6 +139,7 @@ export class UpstreamError extends Error {
     this.isRetryable = init.isRetryable;
     this.responseBody = init.responseBody;
     this.retryAfterMs = init.retryAfterMs;
+    this.responseHeaders = init.responseHeaders;
   }
 }
 

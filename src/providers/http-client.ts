@@ -92,6 +92,7 @@ export async function postJson(
     isRetryable: isRetryableStatus(response.statusCode),
     responseBody: text.slice(0, 4_096),
     message: errorMessage(provider, response.statusCode, text),
+    responseHeaders: stringHeaders(response.headers),
     ...retryAfter(response.headers),
   });
 }
@@ -174,6 +175,15 @@ function retryAfter(headers: Record<string, string | string[] | undefined>): { r
   if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 };
   const date = Date.parse(raw);
   return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) };
+}
+
+function stringHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const first = firstHeader(value);
+    if (first !== undefined) out[name] = first;
+  }
+  return out;
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

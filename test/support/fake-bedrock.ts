@@ -167,6 +167,7 @@ export const bedrockErrors = {
     message: 'Model is not ready for inference. Wait and try your request again.',
   }),
   validation: (message = 'The provided model identifier is invalid.'): FakeBedrockError => ({ type: 'error', status: 400, errorType: 'ValidationException', message }),
+  serviceQuotaExceeded: (message = 'Your request exceeds the service quota for your account.'): FakeBedrockError => ({ type: 'error', status: 400, errorType: 'ServiceQuotaExceededException', message }),
   accessDenied: (): FakeBedrockError => ({ type: 'error', status: 403, errorType: 'AccessDeniedException', message: "You don't have access to the model with the specified model ID." }),
   resourceNotFound: (): FakeBedrockError => ({
     type: 'error',

@@ -88,7 +88,11 @@ describe('createBedrockChatModel failures, over real HTTP', () => {
 
   describe('error answers', () => {
     const cases: { error: FakeBedrockError; statusCode: number; isRetryable: boolean; message: RegExp }[] = [
-      { error: bedrockErrors.validation(), statusCode: 400, isRetryable: false, message: /^The provided model identifier is invalid\.$/ },
+      { error: bedrockErrors.validation('Malformed input request: #/messages: expected minimum item count: 1'), statusCode: 400, isRetryable: false, message: /^ValidationException: Malformed input request/ },
+      // An unknown model id is the operator's configuration: another model may serve the request.
+      { error: bedrockErrors.validation(), statusCode: 400, isRetryable: true, message: /^ValidationException: The provided model identifier is invalid\.$/ },
+      // Only the x-amzn-errortype header says it is a quota (the account's limit, so another model may serve the request).
+      { error: bedrockErrors.serviceQuotaExceeded(), statusCode: 400, isRetryable: true, message: /ServiceQuotaExceededException: Your request exceeds the service quota/ },
       { error: bedrockErrors.accessDenied(), statusCode: 403, isRetryable: true, message: /^bedrock refused the gateway's credentials \(HTTP 403\)$/ },
       { error: bedrockErrors.resourceNotFound(), statusCode: 404, isRetryable: true, message: /use case details have not been submitted/ },
       { error: bedrockErrors.modelTimeout(), statusCode: 408, isRetryable: true, message: /timed out/ },

@@ -25,21 +25,22 @@ const STATUS_BY_EXCEPTION: Readonly<Record<string, number>> = {
  * 424 is the model failing (ModelErrorException, ModelStreamErrorException: "Retry
  * your request"), and a quota is the account's, not the request's.
  */
-function isRetryable(status: number, type: string | undefined): boolean {
-  return isRetryableStatus(status) || status === 424 || type === 'ServiceQuotaExceededException';
+function isRetryable(status: number, type: string | undefined, message: string | undefined): boolean {
+  // A model id Bedrock does not know is the operator's configuration, not the client's request.
+  const unknownModel = type === 'ValidationException' && /model identifier is invalid/i.test(message ?? '');
+  return isRetryableStatus(status) || status === 424 || type === 'ServiceQuotaExceededException' || unknownModel;
 }
 
 /**
  * Completes an UpstreamError from postJson with what Bedrock's error body says:
- * `{"message": …}` (some front-end errors say `Message`), sometimes `__type`. The
- * error type is in the `x-amzn-errortype` header too, which postJson does not
- * keep, so the status decides. As http-client.ts does, refused credentials and
+ * `{"message": …}` (some front-end errors say `Message`), sometimes `__type`; the
+ * error type is otherwise in the `x-amzn-errortype` header. As http-client.ts does, refused credentials and
  * rate limits keep their account-neutral message.
  */
 export function refineBedrockError(error: UpstreamError): UpstreamError {
   if (error.kind !== 'http' || error.statusCode === undefined) return error;
   const body = parseErrorBody(error.responseBody ?? '');
-  const type = errorType(body?.__type);
+  const type = errorType(body?.__type) ?? errorType(error.responseHeaders?.['x-amzn-errortype']);
   const status = error.statusCode;
   const upstreamMessage = body?.message ?? body?.Message ?? undefined;
   const accountMessage = status === 401 || status === 403 || status === 429;
@@ -49,10 +50,11 @@ export function refineBedrockError(error: UpstreamError): UpstreamError {
     provider: error.provider,
     kind: 'http',
     statusCode: status,
-    isRetryable: isRetryable(status, type),
+    isRetryable: isRetryable(status, type, upstreamMessage ?? undefined),
     message,
     ...(error.responseBody === undefined ? {} : { responseBody: error.responseBody }),
     ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+    ...(error.responseHeaders === undefined ? {} : { responseHeaders: error.responseHeaders }),
     cause: error.cause,
   });
 }
@@ -71,7 +73,7 @@ export function streamExceptionToUpstreamError(provider: string, exceptionType: 
     provider,
     kind: 'http',
     statusCode: status,
-    isRetryable: isRetryable(status, exceptionType.charAt(0).toUpperCase() + exceptionType.slice(1)),
+    isRetryable: isRetryable(status, exceptionType.charAt(0).toUpperCase() + exceptionType.slice(1), upstreamMessage),
     message,
     responseBody: payload.slice(0, 4_096),
   });
