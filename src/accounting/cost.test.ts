@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { computeCostUsd } from './cost.js';
+import { loadShippedCatalog } from '../routing/catalog.js';
+import { computeCostUsd, pricesForPrompt } from './cost.js';
 
 const gpt4oMini = { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075 };
 
@@ -29,5 +30,59 @@ describe('computeCostUsd', () => {
   it('is zero for zero tokens and has no float noise', () => {
     assert.equal(computeCostUsd({ promptTokens: 0, completionTokens: 0, estimated: false }, gpt4oMini), 0);
     assert.equal(computeCostUsd({ promptTokens: 3, completionTokens: 7, estimated: false }, { inputPerMTok: 0.1, outputPerMTok: 0.2 }), 0.0000017);
+  });
+});
+
+describe('computeCostUsd with long-context tiers', () => {
+  // Gemini 2.5 Pro's shape: prompts over 200k tokens pay the higher rates for the whole call.
+  const tiered = {
+    inputPerMTok: 1.25,
+    outputPerMTok: 10,
+    cachedInputPerMTok: 0.125,
+    tiers: [{ aboveInputTokens: 200_000, inputPerMTok: 2.5, outputPerMTok: 15, cachedInputPerMTok: 0.25 }],
+  };
+
+  it('uses the base prices up to the threshold, the threshold included', () => {
+    // 200,000 × 1.25 + 1,000 × 10 = 250,000 + 10,000 micro-dollars
+    assert.equal(computeCostUsd({ promptTokens: 200_000, completionTokens: 1000, estimated: false }, tiered), 0.26);
+  });
+
+  it('prices the whole call at the tier once the prompt exceeds the threshold', () => {
+    // 200,001 × 2.5 + 1,000 × 15 = 500,002.5 + 15,000 micro-dollars
+    assert.equal(computeCostUsd({ promptTokens: 200_001, completionTokens: 1000, estimated: false }, tiered), 0.5150025);
+  });
+
+  it('chooses the tier by all prompt tokens, cached ones included, and bills those at the tier cached rate', () => {
+    const usage = { promptTokens: 250_000, completionTokens: 0, cachedPromptTokens: 100_000, estimated: false };
+    // 150,000 × 2.5 + 100,000 × 0.25 = 375,000 + 25,000 micro-dollars
+    assert.equal(computeCostUsd(usage, tiered), 0.4);
+  });
+
+  it('applies the highest tier crossed, whatever the order tiers are listed in', () => {
+    const pricing = {
+      inputPerMTok: 1,
+      outputPerMTok: 1,
+      tiers: [
+        { aboveInputTokens: 500_000, inputPerMTok: 4, outputPerMTok: 4 },
+        { aboveInputTokens: 100_000, inputPerMTok: 2, outputPerMTok: 2 },
+      ],
+    };
+    assert.equal(pricesForPrompt(pricing, 100_000).inputPerMTok, 1);
+    assert.equal(pricesForPrompt(pricing, 300_000).inputPerMTok, 2);
+    assert.equal(pricesForPrompt(pricing, 600_000).inputPerMTok, 4);
+  });
+
+  it('falls back to the tier input price when the tier lists no cached price', () => {
+    const pricing = { inputPerMTok: 1, outputPerMTok: 2, cachedInputPerMTok: 0.1, tiers: [{ aboveInputTokens: 10, inputPerMTok: 3, outputPerMTok: 4 }] };
+    assert.deepEqual(pricesForPrompt(pricing, 11), { inputPerMTok: 3, outputPerMTok: 4, cachedInputPerMTok: 3 });
+    assert.deepEqual(pricesForPrompt(pricing, 10), { inputPerMTok: 1, outputPerMTok: 2, cachedInputPerMTok: 0.1 });
+  });
+
+  it('prices a shipped tiered model by its tier', () => {
+    const model = loadShippedCatalog().get('gemini:gemini-2.5-pro');
+    assert.ok(model?.pricing.tiers !== undefined && model.pricing.tiers.length > 0, 'gemini-2.5-pro has a long-context tier');
+    const short = computeCostUsd({ promptTokens: 100_000, completionTokens: 0, estimated: false }, model.pricing);
+    const long = computeCostUsd({ promptTokens: 300_000, completionTokens: 0, estimated: false }, model.pricing);
+    assert.ok(long / 300_000 > short / 100_000, 'a long prompt costs more per token');
   });
 });

@@ -1,12 +1,38 @@
 import type { Usage } from '../providers/contract.js';
-import type { ModelPricing } from '../routing/catalog.js';
+import type { ModelPricing, PriceTier } from '../routing/catalog.js';
 
-/** USD for one call from its real token counts and the model's list prices. */
+/** The per-million-token prices one call pays. */
+export interface AppliedPrices {
+  readonly inputPerMTok: number;
+  readonly outputPerMTok: number;
+  readonly cachedInputPerMTok: number;
+}
+
+/**
+ * The prices for a call with `promptTokens` prompt tokens (cached ones included):
+ * the highest long-context tier the prompt exceeds, else the base prices. As
+ * Google, Anthropic and OpenAI bill long prompts, the tier prices the whole
+ * call, not just the tokens above its threshold.
+ */
+export function pricesForPrompt(pricing: ModelPricing, promptTokens: number): AppliedPrices {
+  let tier: PriceTier | undefined;
+  for (const candidate of pricing.tiers ?? []) {
+    if (promptTokens > candidate.aboveInputTokens && (tier === undefined || candidate.aboveInputTokens > tier.aboveInputTokens)) tier = candidate;
+  }
+  const prices = tier ?? pricing;
+  return {
+    inputPerMTok: prices.inputPerMTok,
+    outputPerMTok: prices.outputPerMTok,
+    cachedInputPerMTok: prices.cachedInputPerMTok ?? prices.inputPerMTok,
+  };
+}
+
+/** USD for one call from its real token counts and the model's list prices (long-context tiers included). */
 export function computeCostUsd(usage: Usage, pricing: ModelPricing): number {
+  const prices = pricesForPrompt(pricing, usage.promptTokens);
   const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
   const uncached = usage.promptTokens - cached;
-  const cachedPrice = pricing.cachedInputPerMTok ?? pricing.inputPerMTok;
-  const micro = uncached * pricing.inputPerMTok + cached * cachedPrice + usage.completionTokens * pricing.outputPerMTok;
+  const micro = uncached * prices.inputPerMTok + cached * prices.cachedInputPerMTok + usage.completionTokens * prices.outputPerMTok;
   // Rounded to 1e-10 USD so float noise never shows up in totals.
   return Math.round(micro / 1e-4) / 1e10;
 }
