@@ -11,6 +11,7 @@ import { createOwnerProviders } from './providers/owner-providers.js';
 import { createProviderRegistry } from './providers/registry.js';
 import { createGuardedDispatcher } from './providers/ssrf-guard.js';
 import { loadShippedCatalog, type ModelCatalog } from './routing/catalog.js';
+import { createModelHealth, type ProcessModelHealth } from './routing/health/model-health.js';
 import { createOwnerCatalogs } from './routing/owner-catalog.js';
 import { createRouterDirectory } from './routing/router-directory.js';
 import { createChangeWatcher, type ChangeWatcher } from './storage/change-watcher.js';
@@ -24,6 +25,8 @@ export interface App {
   readonly catalog: ModelCatalog;
   readonly usage: UsageRecorder;
   readonly changes: ChangeWatcher;
+  /** Model and provider health (breakers, back-offs, latency) of this process. */
+  readonly health: ProcessModelHealth;
   /** Seals and opens owners' provider keys (for the admin service). */
   readonly secret: ServerSecret;
   /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
@@ -84,6 +87,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     { flushIntervalMs: config.usageFlushMs, batchSize: 500, maxQueued: 100_000 },
     (error) => logger.error({ err: error }, 'usage flush failed; will retry'),
   );
+  // One per process for now, in memory; the interface is storage-agnostic so a shared store can replace it.
+  const health = createModelHealth(config.health, now);
   const server = await createServer(
     {
       logger,
@@ -95,12 +100,16 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       ownerCatalogs,
       providers: ownerProviders,
       usage,
+      health,
+      // The registry builds each server-wide model once: any other instance runs on an owner's own credentials.
+      isServerModel: (model) => providers.resolve(model.provider, model.modelId) === model,
       settings: {
         bodyLimitBytes: config.bodyLimitBytes,
         defaultRpm: config.defaultRpm,
         requireHttps: config.requireHttps,
         trustedProxies: config.trustedProxies,
         maxAttempts: config.maxAttempts,
+        fallbackDeadlineMs: config.fallbackDeadlineMs,
       },
     },
     { tls: config.tls },
@@ -114,6 +123,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     catalog,
     usage,
     changes,
+    health,
     secret,
     close() {
       closing ??= (async () => {

@@ -2,12 +2,20 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { defaultTimeouts, type UpstreamTimeouts } from './providers/http-client.js';
 import { MIN_SECRET_LENGTH } from './lib/secret-box.js';
+import { defaultHealthOptions, type HealthOptions } from './routing/health/health-options.js';
 import { readProviderCredentials, type ProviderCredentials } from './providers/provider-presets.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 const int = (min: number) => z.coerce.number().int().min(min);
+
+/**
+ * How long a request may search for an answer across its fallback attempts: five
+ * minutes, longer than any normal answer and shorter than the OpenAI SDKs' own
+ * ten-minute timeout, so the client hears why. A stream is bounded only until its first part.
+ */
+export const DEFAULT_FALLBACK_DEADLINE_MS = 300_000;
 
 const environmentSchema = z.object({
   PORT: int(0).max(65535).default(8080),
@@ -24,6 +32,15 @@ const environmentSchema = z.object({
   MODELPORT_SIM_TIME_SCALE: z.coerce.number().min(0).default(1),
   MODELPORT_CHANGE_POLL_MS: int(10).default(250),
   MODELPORT_MAX_ATTEMPTS: int(1).default(3),
+  MODELPORT_FALLBACK_DEADLINE_MS: int(1).max(2 ** 31 - 1).default(DEFAULT_FALLBACK_DEADLINE_MS),
+  MODELPORT_BREAKER_ENABLED: bool.default(defaultHealthOptions.enabled),
+  MODELPORT_BREAKER_FAILURE_THRESHOLD: int(1).default(defaultHealthOptions.failureThreshold),
+  MODELPORT_BREAKER_ERROR_RATE: z.coerce.number().gt(0).max(1).default(defaultHealthOptions.errorRateThreshold),
+  MODELPORT_BREAKER_MIN_REQUESTS: int(1).default(defaultHealthOptions.minimumRequests),
+  MODELPORT_BREAKER_WINDOW_MS: int(1_000).default(defaultHealthOptions.windowMs),
+  MODELPORT_BREAKER_COOLDOWN_MS: int(1).default(defaultHealthOptions.cooldownMs),
+  MODELPORT_BREAKER_MAX_COOLDOWN_MS: int(1).default(defaultHealthOptions.maxCooldownMs),
+  MODELPORT_BREAKER_MAX_RETRY_AFTER_MS: int(0).default(defaultHealthOptions.maxRetryAfterMs),
   MODELPORT_SHUTDOWN_TIMEOUT_MS: int(0).default(20_000),
   MODELPORT_UPSTREAM_CONNECT_TIMEOUT_MS: int(1).default(defaultTimeouts.connectMs),
   MODELPORT_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: int(1).default(defaultTimeouts.firstByteMs),
@@ -51,6 +68,10 @@ export interface Config {
   readonly simTimeScale: number;
   readonly changePollMs: number;
   readonly maxAttempts: number;
+  /** Total time a request may spend trying models, from its arrival (MODELPORT_FALLBACK_DEADLINE_MS). */
+  readonly fallbackDeadlineMs: number;
+  /** Circuit breakers, 429 back-offs and the sliding window (MODELPORT_BREAKER_*). */
+  readonly health: HealthOptions;
   readonly shutdownTimeoutMs: number;
   readonly upstreamTimeouts: UpstreamTimeouts;
   readonly usageFlushMs: number;
@@ -72,6 +93,9 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     throw new ConfigError(`Invalid configuration: ${detail}`);
   }
   const env = parsed.data;
+  if (env.MODELPORT_BREAKER_MAX_COOLDOWN_MS < env.MODELPORT_BREAKER_COOLDOWN_MS) {
+    throw new ConfigError('Invalid configuration: MODELPORT_BREAKER_MAX_COOLDOWN_MS must be at least MODELPORT_BREAKER_COOLDOWN_MS.');
+  }
   if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together.');
   }
@@ -93,6 +117,18 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     simTimeScale: env.MODELPORT_SIM_TIME_SCALE,
     changePollMs: env.MODELPORT_CHANGE_POLL_MS,
     maxAttempts: env.MODELPORT_MAX_ATTEMPTS,
+    fallbackDeadlineMs: env.MODELPORT_FALLBACK_DEADLINE_MS,
+    health: {
+      ...defaultHealthOptions,
+      enabled: env.MODELPORT_BREAKER_ENABLED,
+      failureThreshold: env.MODELPORT_BREAKER_FAILURE_THRESHOLD,
+      errorRateThreshold: env.MODELPORT_BREAKER_ERROR_RATE,
+      minimumRequests: env.MODELPORT_BREAKER_MIN_REQUESTS,
+      windowMs: env.MODELPORT_BREAKER_WINDOW_MS,
+      cooldownMs: env.MODELPORT_BREAKER_COOLDOWN_MS,
+      maxCooldownMs: env.MODELPORT_BREAKER_MAX_COOLDOWN_MS,
+      maxRetryAfterMs: env.MODELPORT_BREAKER_MAX_RETRY_AFTER_MS,
+    },
     shutdownTimeoutMs: env.MODELPORT_SHUTDOWN_TIMEOUT_MS,
     upstreamTimeouts: {
       connectMs: env.MODELPORT_UPSTREAM_CONNECT_TIMEOUT_MS,

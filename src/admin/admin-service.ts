@@ -1,8 +1,6 @@
 import { generateApiKey } from '../auth/api-key-format.js';
 import { hashPassword } from '../auth/passwords.js';
 import type { ModelCatalog } from '../routing/catalog.js';
-import { layerOwnerModels } from '../routing/owner-catalog.js';
-import { STRATEGY_NAMES, isStrategyName } from '../routing/strategies.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
@@ -10,8 +8,10 @@ import type { UsageRecordRow, UserRow } from '../storage/schema.js';
 import { AdminInputError } from './admin-errors.js';
 import { createCustomModelAdmin } from './custom-model-admin.js';
 import { createProviderAdmin, type ProviderAdminOptions } from './provider-admin.js';
+import { createRouterAdmin } from './router-admin.js';
 
 export { AdminInputError } from './admin-errors.js';
+export type { NewRouterRequest, RouterUpdateRequest } from './router-admin.js';
 
 export interface NewKeyRequest {
   readonly ownerEmail: string;
@@ -44,8 +44,8 @@ const DEFAULT_USAGE_LIMIT = 100;
 /**
  * Owner-side operations shared by the CLI, the first-start bootstrap and the
  * dashboard: every rule about what a valid user, router or key is lives here,
- * and (in provider-admin.ts and custom-model-admin.ts) every rule about owners'
- * own provider credentials and models. Without `providers` options (the secret,
+ * and (in router-admin.ts, provider-admin.ts and custom-model-admin.ts) every
+ * rule about routers' settings and owners' own provider credentials and models. Without `providers` options (the secret,
  * the SSRF policy) credentials cannot be stored or tested.
  */
 export function createAdminService(repositories: Repositories, catalog: ModelCatalog, now: () => number = Date.now, providers?: ProviderAdminOptions) {
@@ -58,30 +58,13 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
   return {
     ...createProviderAdmin(repositories, catalog, ownerByEmail, providers),
     ...createCustomModelAdmin(repositories, catalog, ownerByEmail),
+    ...createRouterAdmin(repositories, catalog, ownerByEmail),
 
     async createUser(email: string, password: string): Promise<UserRow> {
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AdminInputError(`"${email}" is not an email address.`);
       if (password.length < 8) throw new AdminInputError('The password must have at least 8 characters.');
       if ((await repositories.users.findByEmail(email)) !== undefined) throw new AdminInputError(`A user with email ${email} already exists.`);
       return repositories.users.create(email, await hashPassword(password));
-    },
-
-    async createRouter(input: { ownerEmail: string; name: string; models: readonly string[]; strategy: string }): Promise<RouterRecord> {
-      const owner = await ownerByEmail(input.ownerEmail);
-      if (input.name.trim() === '') throw new AdminInputError('A router needs a name.');
-      if (!isStrategyName(input.strategy)) {
-        throw new AdminInputError(`Unknown strategy "${input.strategy}". Use one of: ${STRATEGY_NAMES.join(', ')}.`);
-      }
-      if (input.models.length === 0) throw new AdminInputError('A router needs at least one model.');
-      // The owner's own models count as known (see "modelport model add").
-      const ownerCatalog = layerOwnerModels(catalog, await repositories.customModels.listByOwner(owner.id));
-      const unknown = input.models.filter((model) => ownerCatalog.get(model) === undefined);
-      if (unknown.length > 0) {
-        throw new AdminInputError(
-          `Unknown model(s): ${unknown.join(', ')}. Models are written provider:model, e.g. ${catalog.list().slice(0, 3).map((model) => model.id).join(', ')} (see "modelport models", or declare your own with "modelport model add").`,
-        );
-      }
-      return repositories.routers.create({ ownerId: owner.id, name: input.name.trim(), strategy: input.strategy, models: [...new Set(input.models)] });
     },
 
     async listRouters(ownerEmail: string | undefined): Promise<RouterRecord[]> {

@@ -1,6 +1,8 @@
 import type { RouterWithOwner } from '../admin/admin-service.js';
-import { STRATEGY_NAMES } from '../routing/strategies.js';
-import { splitList, type CommandSpec } from './command.js';
+import { applySettingsChange, formatWeights, parseSettingNumber, parseWeights, type RouterSettingsChange } from '../admin/router-settings-input.js';
+import type { RouterSettings } from '../routing/routing-contract.js';
+import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
+import { splitList, type CommandSpec, type OptionSpec, type OptionValues } from './command.js';
 import { isoTime, renderTable, shortTime, type JsonObject } from './output.js';
 
 /** The JSON shape of a router in every command's output. */
@@ -11,9 +13,53 @@ export function routerJson({ router, ownerEmail }: RouterWithOwner): JsonObject 
     owner: ownerEmail,
     strategy: router.strategy,
     models: router.models,
+    settings: settingsJson(router.settings),
     createdAt: isoTime(router.createdAt),
     updatedAt: isoTime(router.updatedAt),
   };
+}
+
+/** Every setting, `null` where the default applies. */
+function settingsJson(settings: RouterSettings): JsonObject {
+  const weights = settings.weights;
+  return {
+    weights:
+      weights === undefined ? null : { cost: weights.cost ?? 0, latency: weights.latency ?? 0, quality: weights.quality ?? 0, carbon: weights.carbon ?? 0 },
+    qualityTarget: settings.qualityTarget ?? null,
+    maxCostPerRequestUsd: settings.maxCostPerRequestUsd ?? null,
+  };
+}
+
+/** The settings flags `router create` and `router update` share. */
+const SETTINGS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  weights: {
+    type: 'string',
+    valueName: 'cost=w,latency=w,quality=w,carbon=w',
+    description: 'balanced (and auto, until its predictor): weights ≥ 0 of each criterion, left-out ones 0; "equal" for the default',
+  },
+  'quality-target': { type: 'string', valueName: '0..1', description: 'auto: the predicted probability of a good answer to aim for (default 0.8); "none" for the default' },
+  'max-cost': { type: 'string', valueName: 'usd', description: 'Skip models whose expected cost for a request is above this many USD; "none" for no ceiling' },
+};
+
+function settingsChange(options: OptionValues): RouterSettingsChange {
+  const weights = options.string('weights');
+  const qualityTarget = options.string('quality-target');
+  const maxCost = options.string('max-cost');
+  return {
+    ...(weights !== undefined ? { weights: parseWeights(weights) } : {}),
+    ...(qualityTarget !== undefined ? { qualityTarget: parseSettingNumber(qualityTarget, '--quality-target') } : {}),
+    ...(maxCost !== undefined ? { maxCostPerRequestUsd: parseSettingNumber(maxCost, '--max-cost') } : {}),
+  };
+}
+
+/** What changed in a create (defaults left out), for the summary line. */
+function settingsSummary(settings: RouterSettings): string {
+  const parts = [
+    ...(settings.weights !== undefined ? [`weights ${formatWeights(settings.weights)}`] : []),
+    ...(settings.qualityTarget !== undefined ? [`quality target ${settings.qualityTarget}`] : []),
+    ...(settings.maxCostPerRequestUsd !== undefined ? [`at most $${settings.maxCostPerRequestUsd} a request`] : []),
+  ];
+  return parts.length === 0 ? '' : `; ${parts.join('; ')}`;
 }
 
 const createRouter: CommandSpec = {
@@ -21,14 +67,18 @@ const createRouter: CommandSpec = {
   verb: 'create',
   summary: 'Create a router and print its id',
   description:
-    'Creates a router over the given models (provider:model ids from "modelport models list", in order of preference) with an optimization strategy, and prints its id: the value clients send as "model". The id is random and unguessable.',
+    'Creates a router over the given models (provider:model ids from "modelport models list", in order of preference) with an optimization strategy, and prints its id: the value clients send as "model". The id is random and unguessable. Settings (weights, quality target, cost ceiling) are optional; see docs/routing.md.',
   options: {
     owner: { type: 'string', valueName: 'email', required: true, description: 'Email of the user who owns the router' },
     name: { type: 'string', valueName: 'name', required: true, description: 'A name for people to recognise it' },
     models: { type: 'string', valueName: 'p:m,p:m', required: true, description: 'Comma-separated provider:model ids' },
     strategy: { type: 'string', valueName: 'strategy', required: true, description: `One of ${STRATEGY_NAMES.join(', ')}` },
+    ...SETTINGS_OPTIONS,
   },
-  examples: ['modelport router create --owner owner@example.com --name support-bot --models sim:small,sim:medium --strategy cost_optimized'],
+  examples: [
+    'modelport router create --owner owner@example.com --name support-bot --models sim:small,sim:medium --strategy cost_optimized',
+    'modelport router create --owner owner@example.com --name mix --models sim:small,sim:large --strategy balanced --weights cost=0.5,quality=0.5 --max-cost 0.01',
+  ],
   async run(options, context) {
     const admin = await context.admin();
     const ownerEmail = options.requiredString('owner');
@@ -37,11 +87,54 @@ const createRouter: CommandSpec = {
       name: options.requiredString('name'),
       models: splitList(options.requiredString('models')),
       strategy: options.requiredString('strategy'),
+      // On a new router "none"/"equal" simply mean the default.
+      settings: applySettingsChange({}, settingsChange(options)),
     });
     return {
       json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }) },
       stdout: `${router.id}\n`,
-      stderr: `Created router "${router.name}" for ${ownerEmail}: ${router.strategy} over ${router.models.join(', ')}.\n`,
+      stderr: `Created router "${router.name}" for ${ownerEmail}: ${router.strategy} over ${router.models.join(', ')}${settingsSummary(router.settings)}.\n`,
+    };
+  },
+};
+
+const updateRouter: CommandSpec = {
+  noun: 'router',
+  verb: 'update',
+  summary: 'Change a router\'s name, models, strategy or settings',
+  description:
+    'Changes what is given and keeps the rest; "none" (or "equal" for --weights) puts a setting back to its default. Running servers use the new router within their MODELPORT_CHANGE_POLL_MS. Prints the router id.',
+  options: {
+    owner: { type: 'string', valueName: 'email', required: true, description: 'Email of the user who owns the router' },
+    id: { type: 'string', valueName: 'router_id', required: true, description: 'The router to change (rt_...)' },
+    name: { type: 'string', valueName: 'name', description: 'A new name' },
+    models: { type: 'string', valueName: 'p:m,p:m', description: 'The new model list, replacing the old one' },
+    strategy: { type: 'string', valueName: 'strategy', description: `One of ${STRATEGY_NAMES.join(', ')}` },
+    ...SETTINGS_OPTIONS,
+  },
+  examples: [
+    'modelport router update --owner owner@example.com --id rt_5VNRyTtKBPT4MDzf5JeF1Q --strategy balanced --weights cost=0.5,latency=0.2,quality=0.2,carbon=0.1',
+    'modelport router update --owner owner@example.com --id rt_5VNRyTtKBPT4MDzf5JeF1Q --quality-target 0.8 --max-cost none',
+  ],
+  async run(options, context) {
+    const admin = await context.admin();
+    const ownerEmail = options.requiredString('owner');
+    const models = options.string('models');
+    const router = await admin.updateRouter({
+      ownerEmail,
+      id: options.requiredString('id'),
+      name: options.string('name'),
+      strategy: options.string('strategy'),
+      models: models === undefined ? undefined : splitList(models),
+      settings: settingsChange(options),
+    });
+    const { weights, qualityTarget, maxCostPerRequestUsd } = router.settings;
+    return {
+      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }) },
+      stdout: `${router.id}\n`,
+      stderr:
+        `Updated router "${router.name}": ${router.strategy} over ${router.models.join(', ')}; weights ${formatWeights(weights)}; ` +
+        `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}.\n`,
     };
   },
 };
@@ -69,4 +162,4 @@ const listRouters: CommandSpec = {
   },
 };
 
-export const routerCommands: readonly CommandSpec[] = [createRouter, listRouters];
+export const routerCommands: readonly CommandSpec[] = [createRouter, updateRouter, listRouters];

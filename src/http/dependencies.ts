@@ -2,10 +2,12 @@ import type { Logger } from 'pino';
 import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import type { KeyAuthenticator } from '../auth/key-authenticator.js';
 import type { RequestRateLimiter } from '../limits/request-rate-limiter.js';
+import type { ChatModel } from '../providers/contract.js';
 import type { OwnerProviders } from '../providers/owner-providers.js';
 import type { ModelCatalog } from '../routing/catalog.js';
 import type { OwnerCatalogs } from '../routing/owner-catalog.js';
 import type { RouterDirectory } from '../routing/router-directory.js';
+import type { ModelHealth } from '../routing/routing-contract.js';
 
 /** Everything the HTTP layer needs, built once by main.ts (or a test) and passed in. */
 export interface AppDependencies {
@@ -22,6 +24,21 @@ export interface AppDependencies {
   readonly providers: OwnerProviders;
   readonly usage: UsageRecorder;
   readonly settings: HttpSettings;
+  /**
+   * Live health of models and providers (circuit breakers, 429 back-offs, error
+   * rates, latency moving averages), one per process; its clock is `now`.
+   * Strategies read it, fallback skips by it and reports every call to it.
+   * Absent: nothing is skipped for health or measured.
+   */
+  readonly health?: ModelHealth;
+  /**
+   * Whether a model client runs on the server's credentials (its health is the
+   * model's) rather than an owner's own (kept apart per owner).
+   * @default every model is the server's
+   */
+  readonly isServerModel?: (model: ChatModel) => boolean;
+  /** Uniform in [0, 1), for routing's exploration (latency_optimized). @default Math.random */
+  readonly random?: () => number;
 }
 
 export interface HttpSettings {
@@ -30,4 +47,6 @@ export interface HttpSettings {
   readonly requireHttps: boolean;
   readonly trustedProxies: readonly string[];
   readonly maxAttempts: number;
+  /** Total time a request may spend trying models, from its arrival. @default 300000 */
+  readonly fallbackDeadlineMs?: number;
 }

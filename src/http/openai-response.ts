@@ -1,4 +1,5 @@
 import type { AssistantMessage, FinishReason, Usage } from '../providers/contract.js';
+import type { RoutingMeta } from '../routing/plan-route.js';
 
 /** The `_meta` object of a router response (spec 2.3), plus ModelPort's extra fields. */
 export interface RouterMeta {
@@ -13,6 +14,8 @@ export interface RouterMeta {
   readonly usageEstimated: boolean;
   readonly timeToFirstTokenMs?: number;
   readonly attempts: readonly { model: string; outcome: string; reason?: string; status?: number; latencyMs: number }[];
+  /** The models the router considered, ranked with reasons, and those it dropped (docs/routing.md). */
+  readonly routing: RoutingMeta;
 }
 
 export function openAIUsage(usage: Usage): Record<string, unknown> {

@@ -4,9 +4,12 @@ import { accountCall } from '../accounting/call-accounting.js';
 import { GatewayError, errors } from '../lib/errors.js';
 import type { ChatRequest, ChatResult, ToolCall, Usage } from '../providers/contract.js';
 import type { ModelResolver } from '../providers/registry.js';
-import type { ModelCatalog, ModelInfo } from '../routing/catalog.js';
-import { RoutingFailure, callWithFallback, type Attempt } from '../routing/fallback.js';
-import { filterEligible, isStrategyName, rankCandidates, type RoutingContext, type StrategyName } from '../routing/strategies.js';
+import type { ModelInfo } from '../routing/catalog.js';
+import { DEFAULT_FALLBACK_DEADLINE_MS } from '../config.js';
+import { RoutingFailure, callWithFallback, type Attempt, type FallbackOptions } from '../routing/fallback.js';
+import { ownerScopedKey } from '../routing/health/health-keys.js';
+import { planRoute, plannedModels, routingMeta, type RoutingMeta } from '../routing/plan-route.js';
+import type { StrategyName } from '../routing/strategies/routing-strategy.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
 import type { AppDependencies } from './dependencies.js';
 import type { RouterMeta } from './openai-response.js';
@@ -28,13 +31,16 @@ export interface RoutedRequest {
   readonly router: RouterRecord;
   readonly strategy: StrategyName;
   readonly chatRequest: ChatRequest;
+  /** The eligible models, best-first for the router's strategy. */
   readonly candidates: readonly ModelInfo[];
+  /** `_meta.routing`: every model considered, with its rank and reason, and those dropped. */
+  readonly routing: RoutingMeta;
   /** The router owner's models: their own credentials first, then the server's. */
   readonly resolveModel: ModelResolver;
   readonly completionId: string;
   readonly created: number;
   readonly signal: AbortSignal;
-  /** The cheap prompt size routing used (≈ 4 characters a token), before any provider counted. */
+  /** The prompt size routing used (o200k count for short prompts, ≈ 4 characters a token for long ones), before any provider counted. */
   readonly estimatedPromptTokens: number;
 }
 
@@ -54,17 +60,22 @@ export async function requireBody(request: FastifyRequest): Promise<void> {
 
 /**
  * Checks the messages (400), then finds the router and checks the key may use
- * it (404/403), then ranks the models that can take the request (400/503).
+ * it (404/403), then ranks the models that can take the request (400/503)
+ * with the router's strategy (routing/plan-route.ts).
  * Aborts the upstream call when the client goes away.
  */
 export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyReply, input: RoutedCallInput, deps: AppDependencies): Promise<RoutedRequest> {
   // Everything that makes the request itself invalid (400) is found before the router is looked up (404/403).
   checkMessages(input.chatRequest);
   const router = await resolveRouter(request, input.bodyModel, deps);
-  const strategy: StrategyName = isStrategyName(router.strategy) ? router.strategy : 'balanced';
-  const context = routingContext(input.chatRequest);
   const [catalog, resolveModel] = await Promise.all([deps.ownerCatalogs.forOwner(router.ownerId), deps.providers.forOwner(router.ownerId)]);
-  const candidates = selectCandidates(router, strategy, context, catalog);
+  // Health under the key fallback reports to: an owner's own credentials keep theirs apart.
+  const healthKey = (info: ModelInfo): string => {
+    const model = deps.isServerModel === undefined ? undefined : resolveModel(info.provider, info.model);
+    return model === undefined || deps.isServerModel?.(model) !== false ? info.id : ownerScopedKey(info.id, router.ownerId);
+  };
+  const plan = planRoute({ router, request: input.chatRequest, catalog, health: deps.health, healthKey, now: deps.now(), random: deps.random ?? Math.random });
+  void reply.header('x-modelport-router-decision', plan.strategy);
 
   const abort = new AbortController();
   reply.raw.once('close', () => {
@@ -72,14 +83,15 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
   });
   return {
     router,
-    strategy,
+    strategy: plan.strategy,
     chatRequest: input.chatRequest,
-    candidates,
+    candidates: plannedModels(plan),
+    routing: routingMeta(plan),
     resolveModel,
     completionId: `${input.idPrefix}${randomBytes(12).toString('base64url')}`,
     created: Math.floor(deps.now() / 1000),
     signal: abort.signal,
-    estimatedPromptTokens: context.promptTokens,
+    estimatedPromptTokens: plan.promptTokens,
   };
 }
 
@@ -136,44 +148,6 @@ function checkMessages(request: ChatRequest): void {
   });
 }
 
-/** A cheap prompt size for routing (≈ 4 characters a token); the bill uses the provider's real count. */
-function routingContext(request: ChatRequest): RoutingContext {
-  let characters = 0;
-  let needsVision = false;
-  for (const message of request.messages) {
-    if (typeof message.content === 'string') characters += message.content.length;
-    else if (Array.isArray(message.content)) {
-      for (const part of message.content) {
-        if (typeof part.text === 'string') characters += part.text.length;
-        if (part.type === 'image_url' || part.type === 'input_image') needsVision = true;
-      }
-    }
-  }
-  const maxTokens = request.max_completion_tokens ?? request.max_tokens;
-  return {
-    promptTokens: Math.ceil(characters / 4) + 3 * request.messages.length,
-    maxTokens,
-    needsTools: (request.tools?.length ?? 0) > 0,
-    needsVision,
-  };
-}
-
-/** `catalog` is the owner's: the shipped one with their own models and prices over it. */
-function selectCandidates(router: RouterRecord, strategy: StrategyName, context: RoutingContext, catalog: ModelCatalog): ModelInfo[] {
-  const known = router.models.map((id) => catalog.get(id)).filter((model): model is ModelInfo => model !== undefined);
-  const { eligible, dropped } = filterEligible(known, context);
-  if (eligible.length === 0) {
-    const contextDrop = dropped.some((drop) => drop.reason.startsWith('context window'));
-    const reasons = dropped.map((drop) => `${drop.id}: ${drop.reason}`).join('; ');
-    if (contextDrop) {
-      throw errors.invalidRequest(`No model of this router can take this request: ${reasons}.`, 'messages', 'context_length_exceeded');
-    }
-    if (dropped.length > 0) throw errors.invalidRequest(`No model of this router can take this request: ${reasons}.`, null, 'unsupported_request');
-    throw errors.allModelsUnavailable('The router lists no model this server knows.');
-  }
-  return rankCandidates(strategy, eligible, context).map((candidate) => candidate.model);
-}
-
 /** A non-streamed answer, accounted, with the `_meta` every format reports. */
 export interface CompletedCall {
   readonly result: ChatResult;
@@ -188,9 +162,10 @@ export interface CompletedCall {
 export async function completeRoutedCall(request: FastifyRequest, reply: FastifyReply, routed: RoutedRequest, deps: AppDependencies): Promise<CompletedCall> {
   const state = request.gateway;
   let upstreamStarted = 0;
-  const outcome = await callWithFallback(routed.candidates, routed.resolveModel, { maxAttempts: deps.settings.maxAttempts, now: () => performance.now() }, (model) => {
+  const measure = (answer: ChatResult, elapsedMs: number) => ({ totalMs: elapsedMs, completionTokens: answer.usage?.completionTokens });
+  const outcome = await callWithFallback(routed.candidates, routed.resolveModel, fallbackOptions(request, routed, deps, measure), (model, _info, { signal }) => {
     upstreamStarted = performance.now();
-    return model.generate(routed.chatRequest, { signal: routed.signal });
+    return model.generate(routed.chatRequest, { signal });
   });
   const generationMs = performance.now() - upstreamStarted;
   const result = outcome.value;
@@ -221,9 +196,31 @@ export async function completeRoutedCall(request: FastifyRequest, reply: Fastify
     provider: outcome.model.provider,
     usageEstimated: account.usage.estimated,
     attempts: attemptsForMeta(outcome.attempts),
+    routing: routed.routing,
   };
   void reply.header('x-modelport-model', outcome.model.id);
   return { result, model: outcome.model, usage: account.usage, meta };
+}
+
+/**
+ * How fallback runs for a routed request: the attempt limit, the deadline
+ * counted from the request's arrival, the client's signal, and health under
+ * the right key (an owner's own credentials keep their health apart).
+ */
+export function fallbackOptions<T>(request: FastifyRequest, routed: RoutedRequest, deps: AppDependencies, measure: FallbackOptions<T>['measure']): FallbackOptions<T> {
+  const { health, isServerModel } = deps;
+  const ownerId = routed.router.ownerId;
+  return {
+    maxAttempts: deps.settings.maxAttempts,
+    now: () => performance.now(),
+    deadlineAt: request.gateway.startedAt + (deps.settings.fallbackDeadlineMs ?? DEFAULT_FALLBACK_DEADLINE_MS),
+    signal: routed.signal,
+    health:
+      health === undefined
+        ? undefined
+        : { state: health, now: deps.now, keyOf: (info, model) => (isServerModel === undefined || isServerModel(model) ? info.id : ownerScopedKey(info.id, ownerId)) },
+    measure,
+  };
 }
 
 export function attemptsForMeta(attempts: readonly Attempt[]): RouterMeta['attempts'] {

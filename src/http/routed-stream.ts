@@ -8,7 +8,7 @@ import { callWithFallback } from '../routing/fallback.js';
 import type { AppDependencies } from './dependencies.js';
 import type { RouterMeta } from './openai-response.js';
 import { usageRecordFrom } from './request-state.js';
-import { attemptsForMeta, round, type RoutedRequest } from './routed-call.js';
+import { attemptsForMeta, fallbackOptions, round, type RoutedRequest } from './routed-call.js';
 
 /** How a stream ended normally. */
 export interface StreamEnd {
@@ -52,8 +52,10 @@ export async function streamRoutedCall(
 ): Promise<void> {
   const state = request.gateway;
   state.streamed = true;
-  const outcome = await callWithFallback(routed.candidates, routed.resolveModel, { maxAttempts: deps.settings.maxAttempts, now: () => performance.now() }, async (model) => {
-    const iterator = (await model.stream(routed.chatRequest, { signal: routed.signal }))[Symbol.asyncIterator]();
+  // The call resolves at the first part: its duration is the time to first token.
+  const measure = (_first: unknown, elapsedMs: number) => ({ ttftMs: elapsedMs, totalMs: elapsedMs });
+  const outcome = await callWithFallback(routed.candidates, routed.resolveModel, fallbackOptions(request, routed, deps, measure), async (model, _info, { signal }) => {
+    const iterator = (await model.stream(routed.chatRequest, { signal }))[Symbol.asyncIterator]();
     const first = await iterator.next();
     return { iterator, first, firstAt: performance.now() };
   });
@@ -121,6 +123,7 @@ export async function streamRoutedCall(
     usageEstimated: account.usage.estimated,
     timeToFirstTokenMs: round(firstAt - state.startedAt),
     attempts: attemptsForMeta(outcome.attempts),
+    routing: routed.routing,
   };
   Object.assign(state, {
     model: outcome.model.id,

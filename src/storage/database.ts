@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from
 import pg from 'pg';
 import { initialMigration } from './migrations/0001-initial.js';
 import { providerCredentialsMigration } from './migrations/0002-provider-credentials.js';
+import { routerSettingsMigration } from './migrations/0003-router-settings.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -50,6 +51,7 @@ export function sqliteFilePath(url: string): string | undefined {
 const migrations: Record<string, Migration> = {
   '0001-initial': initialMigration,
   '0002-provider-credentials': providerCredentialsMigration,
+  '0003-router-settings': routerSettingsMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

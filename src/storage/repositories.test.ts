@@ -59,6 +59,28 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(await repositories.routers.findById(router.id), undefined);
     });
 
+    it('stores router settings and updates routers, bumping the change counter', async (t) => {
+      if (database === undefined) return t.skip('Postgres is not reachable on 127.0.0.1:5432');
+      const user = await repositories.users.create('settings@example.com', 'hash');
+      const plain = await repositories.routers.create({ ownerId: user.id, name: 'plain', strategy: 'cost_optimized', models: ['sim:small'] });
+      assert.deepEqual((await repositories.routers.findById(plain.id))?.settings, {});
+      const settings = { weights: { cost: 0.5, quality: 0.5 }, qualityTarget: 0.8, maxCostPerRequestUsd: 0.01 };
+      const router = await repositories.routers.create({ ownerId: user.id, name: 'r', strategy: 'balanced', models: ['sim:small'], settings });
+      assert.deepEqual((await repositories.routers.findById(router.id))?.settings, settings);
+
+      const before = await repositories.changes.current();
+      clock += 10;
+      const updated = await repositories.routers.update(user.id, router.id, { strategy: 'quality_optimized', models: ['sim:large', 'sim:small'], settings: { qualityTarget: 0.9 } });
+      assert.equal(updated?.strategy, 'quality_optimized');
+      assert.equal(updated?.name, 'r');
+      assert.equal(updated?.updatedAt, clock);
+      assert.deepEqual(updated?.models, ['sim:large', 'sim:small']);
+      assert.deepEqual((await repositories.routers.findById(router.id))?.settings, { qualityTarget: 0.9 });
+      assert.ok((await repositories.changes.current()) > before);
+      assert.equal(await repositories.routers.update('someone-else', router.id, { name: 'x' }), undefined);
+      assert.equal((await repositories.routers.update(user.id, router.id, { settings: {} }))?.settings.qualityTarget, undefined);
+    });
+
     it('writes usage records once even when a batch is written twice', async (t) => {
       if (database === undefined) return t.skip('Postgres is not reachable on 127.0.0.1:5432');
       const record = (id: string) => ({

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { createId } from '../lib/random-id.js';
+import type { RouterSettings } from '../routing/routing-contract.js';
 import { bumpChangeCounter } from './changes-repository.js';
 import type { Database, RouterRow } from './schema.js';
 
@@ -10,6 +11,8 @@ export interface RouterRecord {
   readonly strategy: string;
   /** `provider:model` ids in the owner's order of preference. */
   readonly models: readonly string[];
+  /** Weights, quality target, cost ceiling; `{}` when every default applies. */
+  readonly settings: RouterSettings;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -19,6 +22,16 @@ export interface NewRouter {
   readonly name: string;
   readonly strategy: string;
   readonly models: readonly string[];
+  /** Already validated (admin service). @default {} */
+  readonly settings?: RouterSettings;
+}
+
+/** What an update may change; absent fields stay as they are. `settings` replaces the whole object. */
+export interface RouterChanges {
+  readonly name?: string;
+  readonly strategy?: string;
+  readonly models?: readonly string[];
+  readonly settings?: RouterSettings;
 }
 
 function toRecord(row: RouterRow): RouterRecord {
@@ -28,6 +41,7 @@ function toRecord(row: RouterRow): RouterRecord {
     name: row.name,
     strategy: row.strategy,
     models: JSON.parse(row.models) as string[],
+    settings: readSettings(row.settings),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -43,6 +57,7 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
         name: router.name,
         strategy: router.strategy,
         models: JSON.stringify(router.models),
+        settings: writeSettings(router.settings ?? {}),
         created_at: time,
         updated_at: time,
         deleted_at: null,
@@ -67,6 +82,28 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
         .execute();
       return rows.map(toRecord);
     },
+    /** Changes an owner's router; undefined when no live router of theirs has this id. Bumps the change counter. */
+    async update(ownerId: string, id: string, changes: RouterChanges): Promise<RouterRecord | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('routers')
+          .set({
+            updated_at: now(),
+            ...(changes.name !== undefined ? { name: changes.name } : {}),
+            ...(changes.strategy !== undefined ? { strategy: changes.strategy } : {}),
+            ...(changes.models !== undefined ? { models: JSON.stringify(changes.models) } : {}),
+            ...(changes.settings !== undefined ? { settings: writeSettings(changes.settings) } : {}),
+          })
+          .where('id', '=', id)
+          .where('owner_id', '=', ownerId)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return undefined;
+        await bumpChangeCounter(trx);
+        const row = await trx.selectFrom('routers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+        return toRecord(row);
+      });
+    },
     async remove(ownerId: string, id: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
         const result = await trx
@@ -81,6 +118,42 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
       });
     },
   };
+}
+
+function writeSettings(settings: RouterSettings): string | null {
+  return Object.keys(settings).length === 0 ? null : JSON.stringify(settings);
+}
+
+/**
+ * Settings as stored. The admin service validated them on the way in; here
+ * only well-formed numbers are kept, so a hand-edited row cannot break routing.
+ */
+function readSettings(text: string | null): RouterSettings {
+  if (text === null) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (!isRecord(parsed)) return {};
+  const weights = isRecord(parsed.weights) ? parsed.weights : undefined;
+  const pickedWeights = weights === undefined ? undefined : pickNumbers(weights, ['cost', 'latency', 'quality', 'carbon']);
+  const top = pickNumbers(parsed, ['qualityTarget', 'maxCostPerRequestUsd']);
+  return { ...(pickedWeights !== undefined ? { weights: pickedWeights } : {}), ...top };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function pickNumbers<K extends string>(source: Record<string, unknown>, keys: readonly K[]): { [P in K]?: number } {
+  const picked: { [P in K]?: number } = {};
+  for (const key of keys) {
+    const value = source[key];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) picked[key] = value;
+  }
+  return picked;
 }
 
 export type RoutersRepository = ReturnType<typeof createRoutersRepository>;

@@ -17,6 +17,8 @@ export interface RoutersTable {
   strategy: string;
   /** JSON array of `provider:model` ids, in the owner's order of preference. */
   models: string;
+  /** JSON RouterSettings (weights, quality target, cost ceiling); null when every default applies. */
+  settings: string | null;
   created_at: Millis;
   updated_at: Millis;
   deleted_at: Millis | null;

@@ -267,7 +267,7 @@ describe('modelport usage mistakes and help', () => {
   const mistakes: Array<{ args: string[]; message: RegExp }> = [
     { args: [], message: /Usage: modelport <noun> <verb>/ },
     { args: ['frobnicate'], message: /Unknown command "frobnicate"\. Commands: user, router, key, provider, model, models, usage/ },
-    { args: ['router'], message: /"modelport router" needs a verb: create, list/ },
+    { args: ['router'], message: /"modelport router" needs a verb: create, update, list/ },
     { args: ['router', 'delete'], message: /Unknown command "router delete"/ },
     { args: ['router', 'list', '--colour'], message: /Unknown option --colour for "router list"/ },
     { args: ['router', 'create', '--owner', OWNER], message: /Missing required option --name for "router create"/ },
@@ -300,6 +300,7 @@ describe('modelport usage mistakes and help', () => {
     assert.deepEqual(commands.map((words) => words.join(' ')), [
       'user create',
       'router create',
+      'router update',
       'router list',
       'key create',
       'key list',

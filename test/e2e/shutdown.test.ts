@@ -30,8 +30,8 @@ describe('SIGTERM drains: the built server finishes requests in flight and recor
         PORT: '0',
         LOG_LEVEL: 'info',
         MODELPORT_BOOTSTRAP: 'false',
-        // sim:small answers in ≈ 150 ms + 6.7 ms a token: requests are still in flight when SIGTERM lands.
-        MODELPORT_SIM_TIME_SCALE: '1',
+        // sim:small answers in ≈ 4 × (150 ms + 6.7 ms a token): requests are still in flight when SIGTERM lands.
+        MODELPORT_SIM_TIME_SCALE: '4',
         // Long flush interval: only the shutdown flush can write the records.
         MODELPORT_USAGE_FLUSH_MS: '600000',
       },
@@ -52,18 +52,24 @@ describe('SIGTERM drains: the built server finishes requests in flight and recor
     });
 
     const count = 20;
-    const requests = Array.from({ length: count }, (_, index) =>
+    const send = (index: number) =>
       fetch(`http://127.0.0.1:${port}/api/router/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: routerId, stream: index % 2 === 0, messages: [{ role: 'user', content: `request ${index}` }] }),
-      }).then(async (response) => ({ status: response.status, body: await response.text() })),
-    );
-    // Let every request reach the server, then ask it to stop (twice: the second must not cut the drain short).
-    await new Promise((resolve) => setTimeout(resolve, 80));
+      });
+    const pending = Array.from({ length: count }, (_, index) => send(index));
+    // A stream's headers arrive with its first token (≈ 600 ms here), so once every stream has them all
+    // requests sent alongside are accepted and in flight; non-streamed ones take ≈ 2 s more.
+    const streamed = pending.filter((_, index) => index % 2 === 0);
+    await Promise.all(streamed);
+    // Ask it to stop twice: the second signal must not cut the drain short.
     child.kill('SIGTERM');
     child.kill('SIGTERM');
-    const results = await Promise.all(requests);
+    const results = await Promise.all(pending.map(async (response) => {
+      const answer = await response;
+      return { status: answer.status, body: await answer.text() };
+    }));
     const [code] = (await once(child, 'exit')) as [number | null];
 
     assert.equal(code, 0, output);

@@ -29,7 +29,8 @@ export interface GatewayOptions {
 
 /**
  * A real gateway on a loopback port over a fresh SQLite file (or the database in
- * TEST_DATABASE_URL), seeded with one owner, one router and one key.
+ * TEST_DATABASE_URL), seeded with one owner, one router and one key. Circuit
+ * breakers and 429 back-offs are off (`MODELPORT_BREAKER_ENABLED=true` in `env` turns them on).
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const directory = mkdtempSync(join(tmpdir(), 'modelport-test-'));
@@ -42,6 +43,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     MODELPORT_SIM_TIME_SCALE: '0',
     MODELPORT_CHANGE_POLL_MS: '50',
     MODELPORT_USAGE_FLUSH_MS: '50',
+    // Breakers and 429 back-offs off unless a test turns them on: suites share one gateway and fail
+    // models on purpose, and a circuit one test opened would skip the model in the next.
+    MODELPORT_BREAKER_ENABLED: 'false',
     ...options.env,
   });
   const app = await createApp(config, pino({ level: 'silent' }));

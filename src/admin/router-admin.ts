@@ -1,0 +1,86 @@
+import type { ModelCatalog } from '../routing/catalog.js';
+import { layerOwnerModels } from '../routing/owner-catalog.js';
+import type { RouterSettings } from '../routing/routing-contract.js';
+import { STRATEGY_NAMES, isStrategyName } from '../routing/strategies/routing-strategy.js';
+import type { Repositories } from '../storage/repositories.js';
+import type { RouterChanges, RouterRecord } from '../storage/routers-repository.js';
+import type { UserRow } from '../storage/schema.js';
+import { AdminInputError } from './admin-errors.js';
+import { applySettingsChange, isEmptySettingsChange, validateRouterSettings, type RouterSettingsChange } from './router-settings-input.js';
+
+export interface NewRouterRequest {
+  readonly ownerEmail: string;
+  readonly name: string;
+  readonly models: readonly string[];
+  readonly strategy: string;
+  /** Checked here (router-settings-input.ts). @default {} (every default) */
+  readonly settings?: RouterSettings | undefined;
+}
+
+export interface RouterUpdateRequest {
+  readonly ownerEmail: string;
+  readonly id: string;
+  readonly name?: string | undefined;
+  readonly models?: readonly string[] | undefined;
+  readonly strategy?: string | undefined;
+  /** Per setting: a value replaces it, `null` goes back to the default, absent keeps it. */
+  readonly settings?: RouterSettingsChange | undefined;
+}
+
+/**
+ * Creating and changing routers. Every write bumps the change counter, so
+ * running servers drop their cached copy within MODELPORT_CHANGE_POLL_MS.
+ */
+export function createRouterAdmin(repositories: Repositories, catalog: ModelCatalog, ownerByEmail: (email: string) => Promise<UserRow>) {
+  const checkName = (name: string): string => {
+    if (name.trim() === '') throw new AdminInputError('A router needs a name.');
+    return name.trim();
+  };
+  const checkStrategy = (strategy: string): string => {
+    if (!isStrategyName(strategy)) throw new AdminInputError(`Unknown strategy "${strategy}". Use one of: ${STRATEGY_NAMES.join(', ')}.`);
+    return strategy;
+  };
+  const checkModels = async (ownerId: string, models: readonly string[]): Promise<string[]> => {
+    if (models.length === 0) throw new AdminInputError('A router needs at least one model.');
+    // The owner's own models count as known (see "modelport model add").
+    const ownerCatalog = layerOwnerModels(catalog, await repositories.customModels.listByOwner(ownerId));
+    const unknown = models.filter((model) => ownerCatalog.get(model) === undefined);
+    if (unknown.length > 0) {
+      throw new AdminInputError(
+        `Unknown model(s): ${unknown.join(', ')}. Models are written provider:model, e.g. ${catalog.list().slice(0, 3).map((model) => model.id).join(', ')} (see "modelport models", or declare your own with "modelport model add").`,
+      );
+    }
+    return [...new Set(models)];
+  };
+
+  return {
+    async createRouter(input: NewRouterRequest): Promise<RouterRecord> {
+      const owner = await ownerByEmail(input.ownerEmail);
+      const name = checkName(input.name);
+      const strategy = checkStrategy(input.strategy);
+      const models = await checkModels(owner.id, input.models);
+      const settings = validateRouterSettings(input.settings ?? {});
+      return repositories.routers.create({ ownerId: owner.id, name, strategy, models, settings });
+    },
+
+    /** Changes what is given and keeps the rest. */
+    async updateRouter(input: RouterUpdateRequest): Promise<RouterRecord> {
+      const owner = await ownerByEmail(input.ownerEmail);
+      const current = await repositories.routers.findById(input.id);
+      if (current === undefined || current.ownerId !== owner.id) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
+      const settingsChange = input.settings ?? {};
+      if (input.name === undefined && input.models === undefined && input.strategy === undefined && isEmptySettingsChange(settingsChange)) {
+        throw new AdminInputError('Nothing to change: give at least one of name, models, strategy, weights, quality target, cost ceiling.');
+      }
+      const changes: RouterChanges = {
+        ...(input.name !== undefined ? { name: checkName(input.name) } : {}),
+        ...(input.strategy !== undefined ? { strategy: checkStrategy(input.strategy) } : {}),
+        ...(input.models !== undefined ? { models: await checkModels(owner.id, input.models) } : {}),
+        ...(isEmptySettingsChange(settingsChange) ? {} : { settings: applySettingsChange(current.settings, settingsChange) }),
+      };
+      const updated = await repositories.routers.update(owner.id, input.id, changes);
+      if (updated === undefined) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
+      return updated;
+    },
+  };
+}

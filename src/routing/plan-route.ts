@@ -1,0 +1,131 @@
+import { GatewayError, errors } from '../lib/errors.js';
+import type { ChatRequest } from '../providers/contract.js';
+import type { ModelCatalog, ModelInfo } from './catalog.js';
+import type { ModelHealthView, RouterSettings } from './routing-contract.js';
+import { filterEligible, type DroppedCandidate } from './strategies/eligibility.js';
+import { profileRequest } from './strategies/estimates.js';
+import type { RankedCandidate, StrategyName } from './strategies/routing-strategy.js';
+import { defaultStrategies, strategyFor, type StrategyRegistry } from './strategies/strategy-registry.js';
+
+/** The router as routing needs it (a RouterRecord fits). */
+export interface RoutableRouter {
+  readonly strategy: string;
+  readonly models: readonly string[];
+  readonly settings?: RouterSettings;
+}
+
+export interface PlanRouteInput {
+  readonly router: RoutableRouter;
+  readonly request: ChatRequest;
+  /** The owner's catalog: the shipped one with their own models and prices over it. */
+  readonly catalog: ModelCatalog;
+  /** Undefined: every model is healthy and nothing is measured. */
+  readonly health: ModelHealthView | undefined;
+  /** The key a model's health is kept under (an owner's own credentials have their own). @default the model id */
+  readonly healthKey?: ((model: ModelInfo) => string) | undefined;
+  /** Epoch milliseconds. */
+  readonly now: number;
+  /** Uniform in [0, 1). */
+  readonly random: () => number;
+  /** @default the shipped strategies */
+  readonly strategies?: StrategyRegistry;
+}
+
+export interface RoutePlan {
+  /** The strategy that ranked, by name (an unknown stored name ranks as `balanced`). */
+  readonly strategy: StrategyName;
+  /** Eligible models best-first, each with its score and reason. Never empty. */
+  readonly ranked: readonly RankedCandidate[];
+  readonly dropped: readonly DroppedCandidate[];
+  /** The prompt size routing used (o200k count for short prompts, ≈ 4 characters a token for long ones). */
+  readonly promptTokens: number;
+}
+
+/**
+ * Filters the router's models down to those that can serve the request, then
+ * ranks them with the router's strategy. When none is left, throws the
+ * gateway error that says why (see noEligibleModel).
+ */
+export function planRoute(input: PlanRouteInput): RoutePlan {
+  const settings = input.router.settings ?? {};
+  const profile = profileRequest(input.request);
+  const { eligible, dropped } = filterEligible({
+    modelIds: input.router.models,
+    catalog: input.catalog,
+    profile,
+    settings,
+    health: input.health,
+    healthKey: input.healthKey,
+    now: input.now,
+  });
+  if (eligible.length === 0) throw noEligibleModel(dropped, input.now);
+  const strategy = strategyFor(input.strategies ?? defaultStrategies, input.router.strategy);
+  const ranked = strategy.rank(eligible, { settings, now: input.now, random: input.random, request: input.request });
+  return { strategy: strategy.name, ranked, dropped, promptTokens: profile.promptTokens };
+}
+
+/** The models to call, best-first. */
+export function plannedModels(plan: RoutePlan): ModelInfo[] {
+  return plan.ranked.map((entry) => entry.candidate.model);
+}
+
+/**
+ * Why no model can take the request, most actionable first: a model that is
+ * only backing off could serve it later (503, with Retry-After when the first
+ * may be called again); otherwise the request
+ * itself is too big (context_length_exceeded) or asks for what no model offers
+ * or allows (unsupported_request); a router whose models are all unknown is 503.
+ */
+export function noEligibleModel(dropped: readonly DroppedCandidate[], now: number): GatewayError {
+  const reasons = dropped.map((drop) => `${drop.model}: ${drop.reason}`).join('; ');
+  const has = (code: DroppedCandidate['code']) => dropped.some((drop) => drop.code === code);
+  if (has('unavailable')) {
+    // Retry-After: when the first of them may be called again (a circuit lets its probe through, a back-off ends).
+    const again = Math.min(...dropped.map((drop) => drop.availableAgainAt ?? Number.POSITIVE_INFINITY));
+    const seconds = Number.isFinite(again) ? Math.max(1, Math.ceil((again - now) / 1000)) : 1;
+    const error = errors.allModelsUnavailable(`None can be tried now: ${reasons}.`);
+    return new GatewayError(error.status, error.type, error.code, error.message, { param: error.param, headers: { ...error.headers, 'retry-after': String(seconds) } });
+  }
+  const message = `No model of this router can take this request: ${reasons}.`;
+  if (has('context_window')) return errors.invalidRequest(message, 'messages', 'context_length_exceeded');
+  if (dropped.some((drop) => drop.code !== 'unknown_model')) return errors.invalidRequest(message, null, 'unsupported_request');
+  return errors.allModelsUnavailable('The router lists no model this server knows.');
+}
+
+/** `_meta.routing`: what the router considered and why, as clients see it. */
+export interface RoutingMeta {
+  readonly strategy: StrategyName;
+  readonly candidates: readonly {
+    readonly model: string;
+    readonly rank: number;
+    readonly score: number;
+    readonly reason: string;
+    readonly expectedCostUsd: number;
+    readonly expectedLatencyMs: number;
+    readonly expectedCarbonGrams: number;
+    readonly predictedQuality?: number;
+  }[];
+  readonly dropped: readonly { readonly model: string; readonly reason: string }[];
+}
+
+export function routingMeta(plan: RoutePlan): RoutingMeta {
+  return {
+    strategy: plan.strategy,
+    candidates: plan.ranked.map((entry, index) => ({
+      model: entry.candidate.model.id,
+      rank: index + 1,
+      score: significant(entry.score),
+      reason: entry.reason,
+      expectedCostUsd: entry.candidate.expectedCostUsd,
+      expectedLatencyMs: Math.round(entry.candidate.expectedLatencyMs * 10) / 10,
+      expectedCarbonGrams: entry.candidate.expectedCarbonGrams,
+      ...(entry.predictedQuality !== undefined ? { predictedQuality: significant(entry.predictedQuality) } : {}),
+    })),
+    dropped: plan.dropped.map((drop) => ({ model: drop.model, reason: drop.reason })),
+  };
+}
+
+/** Six significant digits: enough to compare, without float noise in the JSON. */
+function significant(value: number): number {
+  return value === 0 || !Number.isFinite(value) ? value : Number(value.toPrecision(6));
+}

@@ -1,0 +1,119 @@
+import { estimateCarbonGrams } from '../../accounting/carbon.js';
+import { computeCostUsd } from '../../accounting/cost.js';
+import { countPromptTokens, messageText } from '../../accounting/token-counter.js';
+import type { ChatRequest, Usage } from '../../providers/contract.js';
+import type { ModelInfo } from '../catalog.js';
+import type { ModelHealthView } from '../routing-contract.js';
+import type { CandidateEstimate } from './routing-strategy.js';
+
+/**
+ * What routing expects of a request before any provider has counted anything.
+ * The bill always uses the provider's own counts; these numbers only rank and
+ * filter, so they trade exactness for speed on the hot path.
+ */
+
+/**
+ * Prompts up to this many characters (message text, names, tool calls and tool
+ * definitions) are counted with the o200k tokenizer; longer ones at 4
+ * characters a token. Measured on English prose (docs/*.md slices, Node 20):
+ * the tokenizer takes about 0.1 ms per 1,000 characters (p50 0.11 ms at 1,000,
+ * 0.38 ms at 4,000, 6.2 ms at 64,000), against a budget of 0.3 ms added latency
+ * for the whole gateway (docs/performance.md).
+ */
+export const EXACT_COUNT_MAX_CHARACTERS = 1024;
+
+/** Tokens assumed per image part: OpenAI's price of a 1024×1024 high-detail image (85 + 4 tiles × 170). */
+export const IMAGE_TOKENS = 765;
+
+/** Expected answer length when the conversation has no earlier assistant turn to learn from. */
+export const DEFAULT_OUTPUT_TOKENS = 256;
+
+/** What the request needs and how big it is, independent of any model. */
+export interface RequestProfile {
+  readonly promptTokens: number;
+  /** True when the o200k tokenizer counted the prompt, false for the 4-characters-a-token estimate. */
+  readonly promptTokensCounted: boolean;
+  /** `max_completion_tokens`, else `max_tokens`. */
+  readonly maxTokens: number | undefined;
+  /** Median length in tokens of the conversation's earlier assistant turns; undefined when there are none. */
+  readonly historyOutputTokens: number | undefined;
+  readonly needsTools: boolean;
+  readonly needsVision: boolean;
+}
+
+export function profileRequest(request: ChatRequest): RequestProfile {
+  let characters = 0;
+  let images = 0;
+  const assistantLengths: number[] = [];
+  for (const message of request.messages) {
+    const text = messageText(message);
+    characters += text.length + (message.name?.length ?? 0);
+    if (Array.isArray(message.content)) {
+      for (const part of message.content) if (part.type === 'image_url' || part.type === 'input_image') images += 1;
+    }
+    if (message.role === 'assistant' && text.length > 0) assistantLengths.push(Math.ceil(text.length / 4));
+  }
+  const toolsJson = request.tools !== undefined && request.tools.length > 0 ? JSON.stringify(request.tools) : '';
+  characters += toolsJson.length;
+  const promptTokensCounted = characters <= EXACT_COUNT_MAX_CHARACTERS;
+  // The same framing as countPromptTokens: 3 tokens per message plus 3 to prime the reply.
+  const textTokens = promptTokensCounted ? countPromptTokens(request) : Math.ceil(characters / 4) + 3 * request.messages.length + 3;
+  return {
+    promptTokens: textTokens + images * IMAGE_TOKENS,
+    promptTokensCounted,
+    maxTokens: request.max_completion_tokens ?? request.max_tokens,
+    historyOutputTokens: median(assistantLengths),
+    needsTools: (request.tools?.length ?? 0) > 0,
+    needsVision: images > 0,
+  };
+}
+
+/**
+ * The answer's expected length: the median of the conversation's earlier
+ * assistant turns (DEFAULT_OUTPUT_TOKENS when there are none), capped by the
+ * caller's max_tokens and by the model's maximum output. At least 1.
+ */
+export function expectedOutputTokens(profile: RequestProfile, model: ModelInfo): number {
+  const base = profile.historyOutputTokens ?? DEFAULT_OUTPUT_TOKENS;
+  return Math.max(1, Math.min(base, profile.maxTokens ?? Number.POSITIVE_INFINITY, model.maxOutputTokens));
+}
+
+/**
+ * Cost, latency and carbon this request is expected to have on `model`.
+ * Latency is read under `healthKey` (an owner's own credentials have their
+ * own), else under the model id, else taken from the catalog; each half (TTFT,
+ * tokens per second) falls back to the catalog on its own while unmeasured.
+ */
+export function estimateCandidate(model: ModelInfo, profile: RequestProfile, health: ModelHealthView | undefined, healthKey: string = model.id): CandidateEstimate {
+  const outputTokens = expectedOutputTokens(profile, model);
+  const live = health === undefined ? undefined : (health.latency(healthKey) ?? (healthKey === model.id ? undefined : health.latency(model.id)));
+  const liveTtft = live !== undefined && live.samples > 0 && Number.isFinite(live.ttftMs) && live.ttftMs >= 0 ? live.ttftMs : undefined;
+  const liveSpeed = live !== undefined && live.samples > 0 && Number.isFinite(live.tokensPerSecond) && live.tokensPerSecond > 0 ? live.tokensPerSecond : undefined;
+  const measured = live !== undefined && (liveTtft !== undefined || liveSpeed !== undefined);
+  const ttftMs = liveTtft ?? model.typicalTtftMs;
+  const tokensPerSecond = liveSpeed ?? model.typicalTokensPerSecond;
+  const generationMs = (outputTokens / tokensPerSecond) * 1000;
+  // No cache hit is known before the provider reports one, so the prompt is priced at the list price.
+  const usage: Usage = { promptTokens: profile.promptTokens, completionTokens: outputTokens, estimated: true };
+  return {
+    model,
+    promptTokens: profile.promptTokens,
+    outputTokens,
+    expectedCostUsd: computeCostUsd(usage, model.pricing),
+    expectedLatencyMs: ttftMs + generationMs,
+    ttftMs,
+    tokensPerSecond,
+    latencySource: measured ? 'measured' : 'catalog',
+    latencySamples: measured ? live.samples : 0,
+    expectedCarbonGrams: estimateCarbonGrams(usage, model, generationMs),
+    quality: model.qualityScore,
+  };
+}
+
+function median(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  const upper = sorted[middle] ?? 0;
+  return sorted.length % 2 === 1 ? upper : Math.round(((sorted[middle - 1] ?? upper) + upper) / 2);
+}
