@@ -74,7 +74,16 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
     const model = deps.isServerModel === undefined ? undefined : resolveModel(info.provider, info.model);
     return model === undefined || deps.isServerModel?.(model) !== false ? info.id : ownerScopedKey(info.id, router.ownerId);
   };
-  const plan = planRoute({ router, request: input.chatRequest, catalog, health: deps.health, healthKey, now: deps.now(), random: deps.random ?? Math.random });
+  const plan = planRoute({
+    router,
+    request: input.chatRequest,
+    catalog,
+    health: deps.health,
+    healthKey,
+    now: deps.now(),
+    random: deps.random ?? Math.random,
+    isCallable: (provider, model) => resolveModel(provider, model) !== undefined,
+  });
   void reply.header('x-modelport-router-decision', plan.strategy);
 
   const abort = new AbortController();

@@ -33,6 +33,15 @@ describe('planRoute', () => {
     assert.deepEqual(plan.dropped.map((drop) => drop.model), ['acme:tiny']);
   });
 
+  it('drops models whose provider has no credentials before ranking, and answers 503 when none is left', () => {
+    const plan = planRoute({ ...base, isCallable: (provider) => provider !== 'acme' });
+    assert.deepEqual(plan.ranked.map((entry) => entry.candidate.model.id), ['green:mid']);
+    assert.ok(plan.dropped.some((drop) => drop.model === 'acme:mid' && drop.code === 'not_configured'));
+    const error = refusal({ ...base, isCallable: () => false });
+    assert.equal(error.status, 503);
+    assert.match(error.message, /not configured/);
+  });
+
   it('ranks a strategy name it does not know as balanced', () => {
     assert.equal(planRoute({ ...base, router: { strategy: 'cheapest_v2', models: FIXTURE_IDS } }).strategy, 'balanced');
   });

@@ -1,3 +1,4 @@
+import { parseModelRef } from './catalog.js';
 import { GatewayError, errors } from '../lib/errors.js';
 import type { ChatRequest } from '../providers/contract.js';
 import type { ModelCatalog, ModelInfo } from './catalog.js';
@@ -29,6 +30,13 @@ export interface PlanRouteInput {
   readonly random: () => number;
   /** @default the shipped strategies */
   readonly strategies?: StrategyRegistry;
+  /**
+   * Whether the model's provider has credentials here (server-wide or the owner's).
+   * Models that cannot be called are dropped before ranking, so no strategy ever
+   * puts them first (latency exploration would, as they never get measured).
+   * @default every model is callable
+   */
+  readonly isCallable?: ((provider: string, model: string) => boolean) | undefined;
 }
 
 export interface RoutePlan {
@@ -49,8 +57,15 @@ export interface RoutePlan {
 export function planRoute(input: PlanRouteInput): RoutePlan {
   const settings = input.router.settings ?? {};
   const profile = profileRequest(input.request);
-  const { eligible, dropped } = filterEligible({
-    modelIds: input.router.models,
+  const notConfigured: DroppedCandidate[] = [];
+  const callableIds = input.isCallable === undefined ? input.router.models : input.router.models.filter((id) => {
+    const ref = parseModelRef(id);
+    if (ref === undefined || input.isCallable?.(ref.provider, ref.model) !== false) return true;
+    notConfigured.push({ model: id, code: 'not_configured', reason: `provider "${ref.provider}" is not configured on this server or for this owner` });
+    return false;
+  });
+  const { eligible, dropped: droppedByRules } = filterEligible({
+    modelIds: callableIds,
     catalog: input.catalog,
     profile,
     settings,
@@ -58,6 +73,7 @@ export function planRoute(input: PlanRouteInput): RoutePlan {
     healthKey: input.healthKey,
     now: input.now,
   });
+  const dropped = [...notConfigured, ...droppedByRules];
   if (eligible.length === 0) throw noEligibleModel(dropped, input.now);
   const strategy = strategyFor(input.strategies ?? defaultStrategies, input.router.strategy);
   const ranked = strategy.rank(eligible, { settings, now: input.now, random: input.random, request: input.request });
@@ -88,7 +104,10 @@ export function noEligibleModel(dropped: readonly DroppedCandidate[], now: numbe
   }
   const message = `No model of this router can take this request: ${reasons}.`;
   if (has('context_window')) return errors.invalidRequest(message, 'messages', 'context_length_exceeded');
-  if (dropped.some((drop) => drop.code !== 'unknown_model')) return errors.invalidRequest(message, null, 'unsupported_request');
+  if (dropped.some((drop) => drop.code !== 'unknown_model' && drop.code !== 'not_configured')) {
+    return errors.invalidRequest(message, null, 'unsupported_request');
+  }
+  if (has('not_configured')) return errors.allModelsUnavailable(`No provider of this router is configured: ${reasons}.`);
   return errors.allModelsUnavailable('The router lists no model this server knows.');
 }
 

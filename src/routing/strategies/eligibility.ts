@@ -19,7 +19,7 @@ import { formatUsd, type CandidateEstimate } from './routing-strategy.js';
  * other check, so it could serve the request once it recovers (a 503, not a 400).
  */
 
-export type DropCode = 'unknown_model' | 'context_window' | 'tools' | 'vision' | 'cost_ceiling' | 'unavailable';
+export type DropCode = 'unknown_model' | 'not_configured' | 'context_window' | 'tools' | 'vision' | 'cost_ceiling' | 'unavailable';
 
 export interface DroppedCandidate {
   /** `provider:model` as the router lists it. */
