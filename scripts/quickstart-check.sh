@@ -5,15 +5,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
-port=${QUICKSTART_PORT:-18181}
+# A free port, so a server left running elsewhere can never answer in our place.
+port=${QUICKSTART_PORT:-$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
 out="$work/start.out"
-DATABASE_URL="$work/modelport.db" PORT=$port npm start >"$out" 2>&1 &
+# Its own process group: npm start runs node as a child, and both must stop with this script.
+DATABASE_URL="$work/modelport.db" PORT=$port setsid npm start >"$out" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do
-  grep -q 'Server listening' "$out" && break
+trap 'kill -TERM -- -$pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 150); do
+  grep -q "listening at http://127.0.0.1:$port" "$out" && break
+  kill -0 $pid 2>/dev/null || { echo "npm start exited:"; cat "$out"; exit 1; }
   sleep 0.2
 done
+grep -q "listening at http://127.0.0.1:$port" "$out" || { echo "npm start did not listen on $port:"; cat "$out"; exit 1; }
 key=$(sed -n 's/^  API key *: \(mp_[0-9A-Za-z]*\).*/\1/p' "$out")
 router=$(sed -n 's/^  router id *: \(rt_[0-9A-Za-z]*\).*/\1/p' "$out")
 if [ -z "$key" ] || [ -z "$router" ]; then echo "quick start printed no key/router:"; cat "$out"; exit 1; fi
