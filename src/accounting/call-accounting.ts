@@ -1,6 +1,6 @@
 import type { ChatRequest, Usage } from '../providers/contract.js';
 import type { ModelInfo } from '../routing/catalog.js';
-import { estimateCarbonGrams } from './carbon.js';
+import { estimateCarbonGrams, estimateEmbodiedGrams } from './carbon.js';
 import { computeCostUsd } from './cost.js';
 import { countPromptTokens, countTextTokens } from './token-counter.js';
 
@@ -8,6 +8,8 @@ export interface CallAccount {
   readonly usage: Usage;
   readonly costUsd: number;
   readonly carbonGrams: number;
+  /** Manufacturing emissions, reported apart (docs/carbon.md). */
+  readonly embodiedCarbonGrams: number;
 }
 
 /**
@@ -31,5 +33,6 @@ export function accountCall(input: {
     usage,
     costUsd: computeCostUsd(usage, input.model.pricing),
     carbonGrams: estimateCarbonGrams(usage, input.model, input.generationMs),
+    embodiedCarbonGrams: estimateEmbodiedGrams(input.model, input.generationMs),
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelInfo } from '../routing/catalog.js';
-import { carbonModel, estimateCarbonGrams, estimateEnergyWh } from './carbon.js';
+import { carbonModel, embodiedModel, estimateCarbonGrams, estimateEmbodiedGrams, estimateEnergyWh, gpusNeeded } from './carbon.js';
 
 function model(activeParamsB: number, pue = 1.2, grid = 400): ModelInfo {
   return {
@@ -34,5 +34,21 @@ describe('carbon estimate', () => {
 
   it('is zero on a carbon-free grid', () => {
     assert.equal(estimateCarbonGrams(usage, model(70, 1.2, 0), 1000), 0);
+  });
+});
+
+describe('embodied emissions', () => {
+  it('spreads the server footprint over its lifetime, for the GPUs the model needs and the generation time', () => {
+    // 70 B × 2 bytes × 1.2 = 168 GB → 3 of 8 GPUs; one hour of generation.
+    assert.equal(gpusNeeded(model(70)), 3);
+    const expected = ((embodiedModel.serverKgCo2e * 1000) / embodiedModel.lifetimeHours) * (3 / 8);
+    assert.ok(Math.abs(estimateEmbodiedGrams(model(70), 3_600_000) - expected) < 1e-6);
+  });
+
+  it('needs at least one and at most a whole server, and nothing for no time', () => {
+    assert.equal(gpusNeeded(model(1)), 1);
+    assert.equal(gpusNeeded(model(2000)), embodiedModel.gpusPerServer);
+    assert.equal(estimateEmbodiedGrams(model(70), 0), 0);
+    assert.ok(estimateEmbodiedGrams(model(400), 1000) > estimateEmbodiedGrams(model(8), 1000));
   });
 });

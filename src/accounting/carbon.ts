@@ -32,3 +32,33 @@ export function estimateCarbonGrams(usage: Usage, model: ModelInfo, generationMs
   const grams = (estimateEnergyWh(usage, model, generationMs) / 1000) * model.region.gridGCo2PerKWh;
   return Math.round(grams * 1e6) / 1e6;
 }
+
+/**
+ * Embodied emissions (manufacturing the hardware), reported apart from
+ * `carbonGrams` as EcoLogits does: the server's manufacturing footprint spread
+ * over its lifetime, charged for the generation time, for the share of the
+ * server's GPUs the model needs to hold its weights.
+ */
+export const embodiedModel = {
+  /** kg CO2e to manufacture one 8-GPU inference server (EcoLogits' order of magnitude for an HGX-class server). */
+  serverKgCo2e: 5_700,
+  gpusPerServer: 8,
+  /** Five years of service. */
+  lifetimeHours: 5 * 365 * 24,
+  /** 80 GB accelerators holding 16-bit weights with 20 % overhead for the KV cache and activations. */
+  gpuMemoryGb: 80,
+  bytesPerParameter: 2,
+  memoryOverhead: 1.2,
+} as const;
+
+export function gpusNeeded(model: ModelInfo): number {
+  const gigabytes = model.activeParamsB * embodiedModel.bytesPerParameter * embodiedModel.memoryOverhead;
+  return Math.min(embodiedModel.gpusPerServer, Math.max(1, Math.ceil(gigabytes / embodiedModel.gpuMemoryGb)));
+}
+
+export function estimateEmbodiedGrams(model: ModelInfo, generationMs: number): number {
+  const serverShare = gpusNeeded(model) / embodiedModel.gpusPerServer;
+  const gramsPerHour = (embodiedModel.serverKgCo2e * 1000) / embodiedModel.lifetimeHours;
+  const grams = gramsPerHour * serverShare * (Math.max(0, generationMs) / 3_600_000);
+  return Math.round(grams * 1e6) / 1e6;
+}

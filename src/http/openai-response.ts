@@ -7,6 +7,8 @@ export interface RouterMeta {
   readonly cost: number;
   readonly latencyMs: number;
   readonly carbonGrams: number;
+  /** Manufacturing emissions of the hardware for this call, apart from carbonGrams. */
+  readonly embodiedCarbonGrams: number;
   readonly routerDecision: string;
   readonly routerId: string;
   readonly requestId: string;

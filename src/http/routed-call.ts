@@ -199,6 +199,7 @@ export async function completeRoutedCall(request: FastifyRequest, reply: Fastify
     cost: account.costUsd,
     latencyMs,
     carbonGrams: account.carbonGrams,
+    embodiedCarbonGrams: account.embodiedCarbonGrams,
     routerDecision: routed.strategy,
     routerId: routed.router.id,
     requestId: request.id,

@@ -116,6 +116,7 @@ export async function streamRoutedCall(
     cost: account.costUsd,
     latencyMs: round(performance.now() - state.startedAt),
     carbonGrams: account.carbonGrams,
+    embodiedCarbonGrams: account.embodiedCarbonGrams,
     routerDecision: routed.strategy,
     routerId: routed.router.id,
     requestId: request.id,

@@ -29,6 +29,8 @@ describe('smoke: a routed answer through the openai SDK on the offline simulator
       assert.equal(typeof meta.cost, 'number');
       assert.ok((meta.cost as number) > 0);
       assert.ok((meta.carbonGrams as number) > 0);
+      // Manufacturing emissions are reported apart, never folded into carbonGrams.
+      assert.equal(typeof meta.embodiedCarbonGrams, 'number');
       assert.equal(completion.usage?.total_tokens, (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0));
     });
   }
