@@ -1,0 +1,26 @@
+import type { AnchorModel } from './model.js';
+import type { TrainOptions } from './train.js';
+
+/**
+ * What `npm run train:router` and `npm run cv:router` train with, in one
+ * place so the shipped weights and the held-out figures describe the same model.
+ */
+
+/** Names in ../shared/data/routing/mmlu.jsonl. */
+export const WEAK_ANCHOR = 'mixtral-8x7b-instruct-v0.1';
+export const STRONG_ANCHOR = 'gpt-4-1106-preview';
+
+/** Chosen by 5-fold cross-validation by subject (see docs/routing.md). */
+export const TRAIN_OPTIONS: TrainOptions = { penalty: 1e-3, minPrompts: 3, maxIterations: 300 };
+
+/**
+ * The anchors as the priors need them. Prices: list prices when the data was
+ * collected (OpenAI's GPT-4 Turbo preview; Mixtral 8x7B as hosted by
+ * Together AI and Anyscale, about $0.60 per million tokens either way).
+ * Quality scores: their LMArena text ratings on the catalog's scale.
+ * GPT-4's size was never disclosed.
+ */
+export const ANCHORS: readonly [AnchorModel, AnchorModel] = [
+  { name: WEAK_ANCHOR, position: 0, offset: 0, inputPrice: 0.6, outputPrice: 0.6, sizeB: 46.7, qualityScore: 1114 },
+  { name: STRONG_ANCHOR, position: 1, offset: 0, inputPrice: 10, outputPrice: 30, qualityScore: 1251 },
+];
