@@ -36,6 +36,7 @@ function commandLines(commands: readonly CommandSpec[]): string[] {
 export function renderOverview(commands: readonly CommandSpec[]): string {
   return [
     'modelport: manage ModelPort users, routers, API keys and owners\' own provider keys and models, and read usage, straight in the database.',
+    '"eval routing" scores the auto strategy offline and opens no database.',
     '',
     'Usage: modelport <noun> <verb> [options]',
     '',

@@ -5,6 +5,7 @@ import { loadShippedCatalog } from '../routing/catalog.js';
 import type { Config } from '../config.js';
 import type { Storage } from '../storage/database.js';
 import { UsageError, type CommandContext, type CommandSpec, type OptionValues } from './command.js';
+import { evalCommands } from './eval-commands.js';
 import { COMMON_OPTIONS, renderCommandHelp, renderNounHelp, renderOverview } from './help.js';
 import { keyCommands } from './key-commands.js';
 import { modelCommands } from './model-commands.js';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...modelCommands,
   ...modelsCommands,
   ...usageCommands,
+  ...evalCommands,
 ];
 
 /** Nouns that do something useful without a verb (`modelport models`). */

@@ -10,8 +10,8 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderEvaluation } from '../src/cli/eval-commands.js';
-import { readRoutingDataset, type PricedModel } from '../src/routing/auto/dataset.js';
-import { evaluateRouting, predictPrompts } from '../src/routing/auto/evaluate.js';
+import { readRoutingDataset, type PricedModel, type RoutingDataset } from '../src/routing/auto/dataset.js';
+import { evaluateRouting, predictPrompts, type EvaluationReport } from '../src/routing/auto/evaluate.js';
 import { DEFAULT_FEATURE_CONFIG } from '../src/routing/auto/features.js';
 import { foldsBySubject } from '../src/routing/auto/folds.js';
 import { twoModelMetrics, type Table } from '../src/routing/auto/metrics.js';
@@ -69,8 +69,54 @@ for (const seed of seeds) {
   pooled.push(report.routers[0]?.apgr ?? NaN);
   process.stdout.write(`\n== ${folds}-fold cross-validation by subject, split seed ${seed}: pooled held-out predictions ==\n`);
   process.stdout.write(`${perFold.join('\n')}\n\n${renderEvaluation(report)}`);
+  process.stdout.write(`\n${subjectsAsUnseenData(dataset, predicted)}\n`);
 }
 if (seeds.length > 1) {
   const average = pooled.reduce((sum, value) => sum + value, 0) / pooled.length;
   process.stdout.write(`\nauto APGR by split seed: ${pooled.map((value) => value.toFixed(4)).join(', ')}; mean ${average.toFixed(4)}\n`);
+}
+
+/** Does auto beat every baseline but the oracle on this measure? */
+function beatsBaselines(report: EvaluationReport, measure: 'apgr' | 'aiq'): boolean {
+  const auto = report.routers.find((router) => router.name === 'auto')?.[measure];
+  if (auto === undefined) return false;
+  return report.routers.every((router) => router.name === 'auto' || router.name === 'oracle' || router[measure] === undefined || auto > (router[measure] ?? 0));
+}
+
+/**
+ * Each held-out subject on its own, as if it were a new data set handed to
+ * `eval routing`: how often auto beats every non-oracle baseline there.
+ */
+function subjectsAsUnseenData(data: RoutingDataset, predicted: Table): string {
+  const bySubject = new Map<string, number[]>();
+  data.subjects.forEach((subject, index) => bySubject.set(subject ?? '', [...(bySubject.get(subject ?? '') ?? []), index]));
+  let apgrWins = 0;
+  let aiqWins = 0;
+  let bothWins = 0;
+  let prompts = 0;
+  for (const rows of bySubject.values()) {
+    const subset: RoutingDataset = {
+      prompts: rows.map((index) => data.prompts[index] ?? ''),
+      subjects: rows.map((index) => data.subjects[index]),
+      scores: new Map([...data.scores].map(([name, column]) => [name, Float64Array.from(rows, (index) => column[index] ?? 0)])),
+    };
+    const table: Table = { prompts: rows.length, models: predicted.models, values: new Float64Array(rows.length * predicted.models) };
+    rows.forEach((index, k) => {
+      for (let m = 0; m < predicted.models; m += 1) table.values[k * predicted.models + m] = predicted.values[index * predicted.models + m] ?? 0;
+    });
+    const report = evaluateRouting(subset, models, table);
+    const apgr = beatsBaselines(report, 'apgr');
+    const aiq = beatsBaselines(report, 'aiq');
+    if (apgr) apgrWins += 1;
+    if (aiq) aiqWins += 1;
+    if (apgr && aiq) {
+      bothWins += 1;
+      prompts += rows.length;
+    }
+  }
+  const total = bySubject.size;
+  return (
+    `Each held-out subject as a separate data set (${total} subjects): auto beats every baseline but the oracle ` +
+    `on APGR in ${apgrWins}, on AIQ in ${aiqWins}, on both in ${bothWins} (${prompts} of ${data.prompts.length} prompts).`
+  );
 }
