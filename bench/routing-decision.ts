@@ -1,19 +1,23 @@
 /**
- * Decision time of the `auto` strategy's predictor: one `choose` call (prompt
- * features, every candidate's probability, the cheapest model meeting the
- * target) for prompts of about 100, 1,000 and 4,000 tokens, in-process.
+ * Routing decision time: one `planRoute` (request profile and prompt token
+ * count, eligibility, the strategy's ranking; `auto` also runs its predictor
+ * on the prompt) plus the `_meta.routing` it reports, for every strategy, on
+ * prompts of about 100, 1,000 and 4,000 tokens, over a router of five catalog
+ * models. In-process, no I/O: this is the routing share of the gateway's added latency.
  *
- *   npm run bench:router [-- --calls 20000]
+ *   npm run bench:routing [-- --calls 20000]
  */
 import { parseArgs } from 'node:util';
 import { countTextTokens } from '../src/accounting/token-counter.js';
-import { createAutoPredictor } from '../src/routing/auto/auto-predictor.js';
 import { createRandom } from '../src/routing/auto/folds.js';
-import { loadShippedAutoModel } from '../src/routing/auto/shipped-model.js';
 import { loadShippedCatalog } from '../src/routing/catalog.js';
+import { planRoute, routingMeta } from '../src/routing/plan-route.js';
+import { STRATEGY_NAMES } from '../src/routing/strategies/routing-strategy.js';
+import { createStrategyRegistry } from '../src/routing/strategies/strategy-registry.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '20000' } } });
 const calls = Number(values.calls);
+if (!Number.isInteger(calls) || calls < 100) throw new Error('--calls takes an integer ≥ 100');
 
 const WORDS = (
   'the of and a to in is which following that for it as with was on be by this are at from or an not have has had ' +
@@ -38,41 +42,54 @@ function syntheticPrompt(chars: number, random: () => number): string {
   return `${words.join(' ')}\nWhich of the following is true?\n${options}\nAnswer:`;
 }
 
-function percentile(sorted: Float64Array, q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-}
+const percentile = (sorted: Float64Array, q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
-const model = loadShippedAutoModel();
-const predictor = createAutoPredictor(model);
 const catalog = loadShippedCatalog();
-const candidates = ['openai:gpt-4o-mini', 'openai:gpt-4o', 'anthropic:claude-sonnet-4-5', 'gemini:gemini-2.5-flash', 'sim:small'].flatMap((id) => {
-  const info = catalog.get(id);
-  return info === undefined ? [] : [info];
-});
+const strategies = createStrategyRegistry();
+const models = ['openai:gpt-4o-mini', 'openai:gpt-4o', 'anthropic:claude-sonnet-4-5', 'gemini:gemini-2.5-flash', 'mistral:mistral-small-latest'].filter(
+  (id) => catalog.get(id) !== undefined,
+);
 const random = createRandom(7);
-process.stdout.write(`auto predictor decision time (choose over ${candidates.length} models, ${calls} calls per size, Node ${process.version})\n`);
-process.stdout.write('TOKENS (measured)  CHARS   p50 µs  p99 µs  mean µs\n');
+const rows: { strategy: string; tokens: number; p50: number; p99: number; mean: number }[] = [];
+process.stdout.write(`Routing decision time: planRoute + _meta.routing over ${models.length} models, ${calls} calls per cell, Node ${process.version}\n\n`);
+process.stdout.write('STRATEGY            TOKENS  CHARS   p50 µs  p99 µs  mean µs\n');
 for (const tokens of [100, 1000, 4000]) {
   // Sized in characters, then rescaled once so the o200k token count matches.
   const probe = syntheticPrompt(tokens * 4, random);
   const charsPerToken = probe.length / countTextTokens(probe);
   const prompts = Array.from({ length: 64 }, () => syntheticPrompt(Math.round(tokens * charsPerToken), random));
-  const measuredTokens = Math.round(prompts.slice(0, 8).reduce((sum, prompt) => sum + countTextTokens(prompt), 0) / 8);
   const chars = Math.round(prompts.reduce((sum, prompt) => sum + prompt.length, 0) / prompts.length);
-  for (let k = 0; k < 2000; k += 1) predictor.choose(prompts[k % prompts.length] ?? '', candidates, { kind: 'quality-target', target: 0.8 });
-  const times = new Float64Array(calls);
-  let sink = 0;
-  for (let k = 0; k < calls; k += 1) {
-    const prompt = prompts[k % prompts.length] ?? '';
-    const started = process.hrtime.bigint();
-    const choice = predictor.choose(prompt, candidates, { kind: 'quality-target', target: 0.8 });
-    times[k] = Number(process.hrtime.bigint() - started) / 1000;
-    sink += choice.probability;
+  for (const strategy of STRATEGY_NAMES) {
+    const router = { strategy, models, settings: {} };
+    const decide = (prompt: string) => {
+      const plan = planRoute({
+        router,
+        request: { messages: [{ role: 'user', content: prompt }] },
+        catalog,
+        health: undefined,
+        now: Date.now(),
+        random: Math.random,
+        strategies,
+      });
+      return routingMeta(plan).candidates.length;
+    };
+    for (let k = 0; k < 2000; k += 1) decide(prompts[k % prompts.length] ?? '');
+    const times = new Float64Array(calls);
+    let sink = 0;
+    for (let k = 0; k < calls; k += 1) {
+      const prompt = prompts[k % prompts.length] ?? '';
+      const started = process.hrtime.bigint();
+      sink += decide(prompt);
+      times[k] = Number(process.hrtime.bigint() - started) / 1000;
+    }
+    if (sink !== calls * models.length) throw new Error(`expected every model to be a candidate, got ${sink / calls} on average`);
+    times.sort();
+    const row = { strategy, tokens, p50: percentile(times, 0.5), p99: percentile(times, 0.99), mean: times.reduce((sum, value) => sum + value, 0) / calls };
+    rows.push(row);
+    process.stdout.write(
+      `${strategy.padEnd(18)}  ${String(tokens).padStart(6)}  ${String(chars).padStart(5)}  ${row.p50.toFixed(1).padStart(6)}  ${row.p99.toFixed(1).padStart(6)}  ${row.mean.toFixed(1).padStart(7)}\n`,
+    );
   }
-  times.sort();
-  const mean = times.reduce((sum, value) => sum + value, 0) / calls;
-  process.stdout.write(
-    `${`${tokens} (${measuredTokens})`.padEnd(18)}  ${String(chars).padEnd(6)}  ${percentile(times, 0.5).toFixed(1).padStart(6)}  ${percentile(times, 0.99).toFixed(1).padStart(6)}  ${mean.toFixed(1).padStart(7)}\n`,
-  );
-  if (!Number.isFinite(sink)) throw new Error('unreachable: keeps the calls from being optimised away');
 }
+const worst = rows.reduce((a, b) => (b.p50 > a.p50 ? b : a));
+process.stdout.write(`\nSlowest p50: ${worst.strategy} at ${worst.tokens} tokens, ${worst.p50.toFixed(1)} µs (target ≤ 100 µs).\n`);

@@ -6,6 +6,8 @@ import type { Repositories } from '../storage/repositories.js';
 import type { RouterChanges, RouterRecord } from '../storage/routers-repository.js';
 import type { UserRow } from '../storage/schema.js';
 import { AdminInputError } from './admin-errors.js';
+import { calibrateRouter } from '../routing/auto/calibrate-router.js';
+import type { RoutingDataset } from '../routing/auto/dataset.js';
 import { applySettingsChange, isEmptySettingsChange, validateRouterSettings, type RouterSettingsChange } from './router-settings-input.js';
 
 export interface NewRouterRequest {
@@ -81,6 +83,26 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
       const updated = await repositories.routers.update(owner.id, input.id, changes);
       if (updated === undefined) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
       return updated;
+    },
+
+    /**
+     * Fits the `auto` abilities of the router's models from labelled examples
+     * and stores them in its settings (kept for models the examples do not score).
+     */
+    async calibrateRouter(input: { readonly ownerEmail: string; readonly id: string; readonly examples: RoutingDataset }): Promise<{ router: RouterRecord; ignored: readonly string[] }> {
+      const owner = await ownerByEmail(input.ownerEmail);
+      const current = await repositories.routers.findById(input.id);
+      if (current === undefined || current.ownerId !== owner.id) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
+      // Loaded on use: the weights are a few MB that no other admin operation needs.
+      const { loadShippedAutoModel } = await import('../routing/auto/shipped-model.js');
+      const { abilities, ignored } = calibrateRouter(loadShippedAutoModel(), current.models, (id) => catalog.get(id), input.examples);
+      if (Object.keys(abilities).length === 0) {
+        throw new AdminInputError(`The examples score none of the router's models (${current.models.join(', ')}); score them by their provider:model ids.`);
+      }
+      const settings = applySettingsChange(current.settings, { autoAbilities: { ...current.settings.autoAbilities, ...abilities } });
+      const updated = await repositories.routers.update(owner.id, input.id, { settings });
+      if (updated === undefined) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
+      return { router: updated, ignored };
     },
   };
 }

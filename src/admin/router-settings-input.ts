@@ -18,6 +18,16 @@ const routerSettingsSchema = z.strictObject({
     .optional(),
   qualityTarget: z.number({ error: 'must be a number' }).gt(0, { error: 'must be more than 0' }).lte(1, { error: 'must be at most 1' }).optional(),
   maxCostPerRequestUsd: z.number({ error: 'must be a number' }).gt(0, { error: 'must be more than 0 USD' }).optional(),
+  autoAbilities: z
+    .record(
+      z.string().regex(/^[^:\s]+:\S+$/, { error: 'keys must be provider:model ids' }),
+      z.strictObject({
+        position: z.number({ error: 'must be a number' }).min(-1.5).max(3),
+        offset: z.number({ error: 'must be a number' }).min(-10).max(10),
+        examples: z.number({ error: 'must be a number' }).int().min(0),
+      }),
+    )
+    .optional(),
 });
 
 export type RouterWeights = NonNullable<RouterSettings['weights']>;
@@ -31,11 +41,12 @@ export function validateRouterSettings(input: unknown): RouterSettings {
     const detail = issue?.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
     throw new AdminInputError(`Invalid router setting ${path}: ${detail}.`);
   }
-  const { weights, qualityTarget, maxCostPerRequestUsd } = parsed.data;
+  const { weights, qualityTarget, maxCostPerRequestUsd, autoAbilities } = parsed.data;
   return {
     ...(weights !== undefined ? { weights: withoutUndefined(weights) } : {}),
     ...(qualityTarget !== undefined ? { qualityTarget } : {}),
     ...(maxCostPerRequestUsd !== undefined ? { maxCostPerRequestUsd } : {}),
+    ...(autoAbilities !== undefined && Object.keys(autoAbilities).length > 0 ? { autoAbilities } : {}),
   };
 }
 
@@ -44,11 +55,12 @@ export interface RouterSettingsChange {
   readonly weights?: RouterWeights | null | undefined;
   readonly qualityTarget?: number | null | undefined;
   readonly maxCostPerRequestUsd?: number | null | undefined;
+  readonly autoAbilities?: RouterSettings['autoAbilities'] | null | undefined;
 }
 
 export function applySettingsChange(current: RouterSettings, change: RouterSettingsChange): RouterSettings {
   const next: { -readonly [K in keyof RouterSettings]: RouterSettings[K] } = { ...current };
-  for (const key of ['weights', 'qualityTarget', 'maxCostPerRequestUsd'] as const) {
+  for (const key of ['weights', 'qualityTarget', 'maxCostPerRequestUsd', 'autoAbilities'] as const) {
     const value = change[key];
     if (value === null) delete next[key];
     else if (value !== undefined) Object.assign(next, { [key]: value });
@@ -58,7 +70,7 @@ export function applySettingsChange(current: RouterSettings, change: RouterSetti
 
 /** Whether a change would change anything at all. */
 export function isEmptySettingsChange(change: RouterSettingsChange): boolean {
-  return change.weights === undefined && change.qualityTarget === undefined && change.maxCostPerRequestUsd === undefined;
+  return change.weights === undefined && change.qualityTarget === undefined && change.maxCostPerRequestUsd === undefined && change.autoAbilities === undefined;
 }
 
 /**

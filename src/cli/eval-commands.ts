@@ -1,5 +1,6 @@
 import { AdminInputError } from '../admin/admin-errors.js';
 import type { EvaluationReport, RouterReport } from '../routing/auto/evaluate.js';
+import { WeightsFileError } from '../routing/auto/weights-file.js';
 import type { RoutingEvaluationResult } from '../routing/auto/eval-routing.js';
 import type { CommandSpec } from './command.js';
 import { formatNumber, renderTable, type JsonObject } from './output.js';
@@ -90,6 +91,7 @@ const evalRouting: CommandSpec = {
     models: { type: 'string', required: true, valueName: 'models.json', description: 'Prices (and optional size) of every scored model' },
     calibration: { type: 'string', valueName: 'calib.jsonl', description: 'Labelled prompts to fit the abilities of the models they score' },
     predictions: { type: 'string', required: true, valueName: 'out.jsonl', description: 'Where to write {"predicted": {"<model>": p}} per prompt' },
+    weights: { type: 'string', valueName: 'weights.json', description: 'Weights other than the shipped ones (npm run train:router -- --out), e.g. trained with subjects held out' },
   },
   examples: [
     'modelport eval routing --data mmlu.jsonl --models models.json --predictions predicted.jsonl',
@@ -97,23 +99,26 @@ const evalRouting: CommandSpec = {
   ],
   async run(options) {
     // Loaded on use: the weights are a few MB that no other command needs.
-    const [{ runRoutingEvaluation }, { loadShippedAutoModel }, { RoutingDataError }] = await Promise.all([
+    const [{ runRoutingEvaluation }, { loadShippedAutoModel }, { RoutingDataError }, { readWeightsFile }] = await Promise.all([
       import('../routing/auto/eval-routing.js'),
       import('../routing/auto/shipped-model.js'),
       import('../routing/auto/dataset.js'),
+      import('../routing/auto/weights-file.js'),
     ]);
+    const weights = options.string('weights');
     const predictions = options.requiredString('predictions');
     const calibration = options.string('calibration');
     let result: RoutingEvaluationResult;
     try {
-      result = await runRoutingEvaluation(loadShippedAutoModel(), {
+      const model = weights === undefined ? loadShippedAutoModel() : await readWeightsFile(weights);
+      result = await runRoutingEvaluation(model, {
         data: options.requiredString('data'),
         models: options.requiredString('models'),
         predictions,
         ...(calibration === undefined ? {} : { calibration }),
       });
     } catch (error) {
-      if (error instanceof RoutingDataError) throw new AdminInputError(error.message);
+      if (error instanceof RoutingDataError || error instanceof WeightsFileError) throw new AdminInputError(error.message);
       if (error instanceof Error && 'code' in error && error.code === 'ENOENT') throw new AdminInputError(error.message);
       throw error;
     }

@@ -1,3 +1,4 @@
+import { AdminInputError } from '../admin/admin-errors.js';
 import type { RouterWithOwner } from '../admin/admin-service.js';
 import { applySettingsChange, formatWeights, parseSettingNumber, parseWeights, type RouterSettingsChange } from '../admin/router-settings-input.js';
 import type { RouterSettings } from '../routing/routing-contract.js';
@@ -27,6 +28,10 @@ function settingsJson(settings: RouterSettings): JsonObject {
       weights === undefined ? null : { cost: weights.cost ?? 0, latency: weights.latency ?? 0, quality: weights.quality ?? 0, carbon: weights.carbon ?? 0 },
     qualityTarget: settings.qualityTarget ?? null,
     maxCostPerRequestUsd: settings.maxCostPerRequestUsd ?? null,
+    // Only once calibrated (router calibrate), so routers without it print as before.
+    ...(settings.autoAbilities === undefined
+      ? {}
+      : { autoAbilities: Object.fromEntries(Object.entries(settings.autoAbilities).map(([id, ability]) => [id, { ...ability }])) }),
   };
 }
 
@@ -35,7 +40,7 @@ const SETTINGS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   weights: {
     type: 'string',
     valueName: 'cost=w,latency=w,quality=w,carbon=w',
-    description: 'balanced (and auto, until its predictor): weights ≥ 0 of each criterion, left-out ones 0; "equal" for the default',
+    description: 'balanced: weights ≥ 0 of each criterion, left-out ones 0; "equal" for the default',
   },
   'quality-target': { type: 'string', valueName: '0..1', description: 'auto: the predicted probability of a good answer to aim for (default 0.8); "none" for the default' },
   'max-cost': { type: 'string', valueName: 'usd', description: 'Skip models whose expected cost for a request is above this many USD; "none" for no ceiling' },
@@ -162,4 +167,42 @@ const listRouters: CommandSpec = {
   },
 };
 
-export const routerCommands: readonly CommandSpec[] = [createRouter, updateRouter, listRouters];
+const calibrateRouterCommand: CommandSpec = {
+  noun: 'router',
+  verb: 'calibrate',
+  summary: "Fit the auto strategy's abilities of a router's models from labelled examples",
+  description:
+    'Reads labelled examples (JSON lines {"prompt": "...", "scores": {"provider:model": 0|1}}, the format of shared/data/routing/mmlu.jsonl, keyed by the router\'s model ids), fits each scored model\'s ability on the auto predictor\'s scale around what the catalog says of it (a few dozen examples move it, many decide it), and stores the abilities in the router\'s settings; auto then predicts with them. Models the file does not score keep what they had. Prints the router id.',
+  options: {
+    owner: { type: 'string', valueName: 'email', required: true, description: 'Email of the user who owns the router' },
+    id: { type: 'string', valueName: 'router_id', required: true, description: 'The router to calibrate (rt_...)' },
+    file: { type: 'string', valueName: 'examples.jsonl', required: true, description: 'Labelled examples scoring the router\'s models' },
+  },
+  examples: ['modelport router calibrate --owner owner@example.com --id rt_5VNRyTtKBPT4MDzf5JeF1Q --file labelled.jsonl'],
+  async run(options, context) {
+    const admin = await context.admin();
+    const ownerEmail = options.requiredString('owner');
+    const { readRoutingDataset, RoutingDataError } = await import('../routing/auto/dataset.js');
+    const file = options.requiredString('file');
+    let examples: Awaited<ReturnType<typeof readRoutingDataset>>;
+    try {
+      examples = await readRoutingDataset(file);
+    } catch (error) {
+      if (error instanceof RoutingDataError) throw new AdminInputError(error.message);
+      if (error instanceof Error && 'code' in error && error.code === 'ENOENT') throw new AdminInputError(`${file}: no such file.`);
+      throw error;
+    }
+    const { router, ignored } = await admin.calibrateRouter({ ownerEmail, id: options.requiredString('id'), examples });
+    const abilities = router.settings.autoAbilities ?? {};
+    const lines = Object.entries(abilities).map(([id, ability]) => `  ${id}: position ${ability.position}, offset ${ability.offset} (${ability.examples} examples)`);
+    return {
+      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }), ignored: [...ignored] },
+      stdout: `${router.id}\n`,
+      stderr:
+        `Calibrated router "${router.name}" from ${examples.prompts.length} examples:\n${lines.join('\n')}\n` +
+        (ignored.length === 0 ? '' : `Ignored (not in the router): ${ignored.join(', ')}.\n`),
+    };
+  },
+};
+
+export const routerCommands: readonly CommandSpec[] = [createRouter, updateRouter, listRouters, calibrateRouterCommand];

@@ -105,4 +105,18 @@ export interface RouterSettings {
   readonly qualityTarget?: number;
   /** Models whose expected cost for this request exceeds this (USD) are not considered. */
   readonly maxCostPerRequestUsd?: number;
+  /**
+   * `auto`: abilities calibrated for this router from the owner's labelled
+   * examples (`modelport router calibrate`), by `provider:model` id; they win
+   * over the catalog-derived ones.
+   */
+  readonly autoAbilities?: Readonly<Record<string, CalibratedAbility>>;
+}
+
+/** A model's ability on the auto predictor's scale (src/routing/auto/model.ts), fitted from labelled examples. */
+export interface CalibratedAbility {
+  readonly position: number;
+  readonly offset: number;
+  /** How many labelled examples it was fitted on. */
+  readonly examples: number;
 }

@@ -140,7 +140,22 @@ function readSettings(text: string | null): RouterSettings {
   const weights = isRecord(parsed.weights) ? parsed.weights : undefined;
   const pickedWeights = weights === undefined ? undefined : pickNumbers(weights, ['cost', 'latency', 'quality', 'carbon']);
   const top = pickNumbers(parsed, ['qualityTarget', 'maxCostPerRequestUsd']);
-  return { ...(pickedWeights !== undefined ? { weights: pickedWeights } : {}), ...top };
+  const autoAbilities = readAbilities(parsed.autoAbilities);
+  return { ...(pickedWeights !== undefined ? { weights: pickedWeights } : {}), ...top, ...(autoAbilities !== undefined ? { autoAbilities } : {}) };
+}
+
+/** Calibrated abilities as stored: entries with finite numbers only. */
+function readAbilities(value: unknown): RouterSettings['autoAbilities'] {
+  if (!isRecord(value)) return undefined;
+  const abilities: Record<string, { position: number; offset: number; examples: number }> = {};
+  for (const [id, entry] of Object.entries(value)) {
+    if (!isRecord(entry)) continue;
+    const { position, offset, examples } = entry;
+    if (typeof position === 'number' && Number.isFinite(position) && typeof offset === 'number' && Number.isFinite(offset)) {
+      abilities[id] = { position, offset, examples: typeof examples === 'number' && Number.isFinite(examples) ? examples : 0 };
+    }
+  }
+  return Object.keys(abilities).length === 0 ? undefined : abilities;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

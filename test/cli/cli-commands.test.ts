@@ -302,6 +302,7 @@ describe('modelport usage mistakes and help', () => {
       'router create',
       'router update',
       'router list',
+      'router calibrate',
       'key create',
       'key list',
       'key revoke',
@@ -314,6 +315,7 @@ describe('modelport usage mistakes and help', () => {
       'model remove',
       'models list',
       'usage list',
+      'eval routing',
     ]);
     for (const [noun, verb] of commands) {
       const nounHelp = await cli(noun ?? '', '--help');

@@ -83,4 +83,35 @@ describe('modelport router settings and router update', () => {
     assertExit(foreign, 1);
     assert.match(foreign.stderr, /No router rt_doesnotexist belongs to owner@example\.com/);
   });
+
+  it('router calibrate fits abilities from a labelled file, keeps the other settings, and refuses files that score none of its models', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const file = join(database.directory, 'labelled.jsonl');
+    const lines = Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({ prompt: `Question ${i}: which is true?\nA. ${i}\nB. yes\nC. no\nD. maybe\nAnswer:`, scores: { 'sim:small': 1, 'sim:large': i % 2, 'acme:other': 0 } }),
+    );
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const before = routerOf(
+      await cli('router', 'create', '--owner', OWNER, '--name', 'auto', '--models', 'sim:small,sim:large', '--strategy', 'auto', '--quality-target', '0.85', '--json'),
+    );
+    const autoId = before.id;
+    const run = await cli('router', 'calibrate', '--owner', OWNER, '--id', autoId, '--file', file, '--json');
+    assertExit(run, 0);
+    const output = parseJsonObject(run.stdout) as { router: RouterJson & { settings: { autoAbilities?: Record<string, { position: number; offset: number; examples: number }> } }; ignored: string[] };
+    assert.deepEqual(output.ignored, ['acme:other']);
+    const abilities = output.router.settings.autoAbilities ?? {};
+    assert.deepEqual(Object.keys(abilities).sort(), ['sim:large', 'sim:small']);
+    assert.equal(abilities['sim:small']?.examples, 12);
+    assert.equal(output.router.settings.qualityTarget, before.settings.qualityTarget);
+    const human = await cli('router', 'calibrate', '--owner', OWNER, '--id', autoId, '--file', file);
+    assertExit(human, 0);
+    assert.equal(human.stdout, `${autoId}\n`);
+    assert.match(human.stderr, /sim:small: position -?\d/);
+    writeFileSync(file, JSON.stringify({ prompt: 'x', scores: { 'acme:other': 1 } }));
+    const none = await cli('router', 'calibrate', '--owner', OWNER, '--id', autoId, '--file', file);
+    assertExit(none, 1);
+    assert.match(none.stderr, /score none of the router's models/);
+    assert.equal(hasStackTrace(none.stderr), false);
+  });
 });

@@ -95,12 +95,21 @@ describe('routing strategies end to end, on the offline simulator', () => {
     assert.equal(quality.candidates[0]?.reason, 'quality 1380 (simulated rating)');
   });
 
-  it('balanced and auto report a blend; auto says it waits for its predictor', async () => {
+  it('balanced reports a blend; auto reports each candidate\'s predicted quality against the target', async () => {
     const balanced = (await chat(routers.balanced ?? '')).body._meta.routing;
     assert.match(balanced.candidates[0]?.reason ?? '', /^blend \d\.\d{3} \(cost /);
     const auto = (await chat(routers.auto ?? '')).body._meta;
     assert.equal(auto.routerDecision, 'auto');
-    assert.match(auto.routing.candidates[0]?.reason ?? '', /until its predictor is wired in/);
+    assert.equal(auto.routing.candidates.length, 3);
+    for (const candidate of auto.routing.candidates) {
+      assert.match(candidate.reason, /^predicted 0\.\d\d [≥<] target 0\.8; expected \$/);
+      assert.ok(candidate.predictedQuality !== undefined && candidate.predictedQuality > 0 && candidate.predictedQuality < 1);
+      assert.equal(candidate.score, candidate.predictedQuality);
+    }
+    // The simulated models are rated sim:small < sim:medium < sim:large, so the predictor orders their chances likewise.
+    const chance = new Map(auto.routing.candidates.map((candidate) => [candidate.model, candidate.predictedQuality ?? 0]));
+    assert.ok((chance.get('sim:small') ?? 0) < (chance.get('sim:medium') ?? 0));
+    assert.ok((chance.get('sim:medium') ?? 0) < (chance.get('sim:large') ?? 0));
   });
 
   it('lists the models dropped and why', async () => {

@@ -34,8 +34,11 @@ export interface AutoChoice {
 }
 
 export interface AutoPredictor {
-  /** P(good answer) for each candidate on this prompt, by id. Runs in-process, no I/O. */
-  predict(promptText: string, models: readonly AutoCandidate[]): Map<string, number>;
+  /**
+   * P(good answer) for each candidate on this prompt, by id. Runs in-process, no I/O.
+   * `calibrated`: abilities fitted for this router, by id; they win over every other source.
+   */
+  predict(promptText: string, models: readonly AutoCandidate[], calibrated?: Readonly<Record<string, ModelAbility>>): Map<string, number>;
   /** Picks one candidate for the objective; `models` must not be empty. */
   choose(promptText: string, models: readonly AutoCandidate[], objective: AutoObjective, usage?: ExpectedUsage): AutoChoice;
   /** Where a candidate sits relative to the anchors, and why. */
@@ -98,10 +101,10 @@ export function createAutoPredictor(model: AutoRouterModel, options: AutoPredict
     return ability;
   };
 
-  const predict = (promptText: string, models: readonly AutoCandidate[]): Map<string, number> => {
+  const predict = (promptText: string, models: readonly AutoCandidate[], calibrated?: Readonly<Record<string, ModelAbility>>): Map<string, number> => {
     const traits = scorer.score(promptText);
     const result = new Map<string, number>();
-    for (const candidate of models) result.set(candidate.id, probabilityOf(abilityOf(candidate), traits));
+    for (const candidate of models) result.set(candidate.id, probabilityOf(calibrated?.[candidate.id] ?? abilityOf(candidate), traits));
     return result;
   };
 

@@ -150,4 +150,23 @@ describe('modelport eval routing (bin/modelport)', () => {
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--predictions/);
   });
+
+  it('predicts with --weights instead of the shipped weights, and refuses a file that is not weights', async () => {
+    const shippedRun = await cli('eval', 'routing', '--data', data, '--models', models, '--predictions', file('shipped.jsonl'));
+    assert.equal(shippedRun.code, 0, shippedRun.stderr);
+    // The shipped model with one bias changed: every prediction moves, so the file was really used.
+    const weightsJson = JSON.parse(readFileSync(new URL('./weights/auto-router.json', import.meta.url), 'utf8')) as { biases: number[] };
+    weightsJson.biases = weightsJson.biases.map((bias, index) => (index === 3 ? bias + 1 : bias));
+    writeFileSync(file('weights.json'), JSON.stringify(weightsJson));
+    const other = await cli('eval', 'routing', '--data', data, '--models', models, '--weights', file('weights.json'), '--predictions', file('other.jsonl'));
+    assert.equal(other.code, 0, other.stderr);
+    const before = readPredictions(file('shipped.jsonl'));
+    const after = readPredictions(file('other.jsonl'));
+    assert.equal(after.length, before.length);
+    assert.ok(after.every((line, index) => JSON.stringify(line) !== JSON.stringify(before[index])));
+    writeFileSync(file('not-weights.json'), JSON.stringify({ hello: 'world' }));
+    const refused = await cli('eval', 'routing', '--data', data, '--models', models, '--weights', file('not-weights.json'), '--predictions', file('x.jsonl'));
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Not a version 1 auto-router weights file/);
+  });
 });

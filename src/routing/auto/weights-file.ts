@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { featureCount, META_COUNT, type FeatureConfig } from './features.js';
 import { OUTCOME_COUNT, type AnchorModel, type AutoRouterModel } from './model.js';
 
@@ -169,4 +170,16 @@ export function parseWeightsFile(value: unknown): AutoRouterWeightsFile {
     anchors: [parseAnchor(anchors[0]), parseAnchor(anchors[1])],
     training: summary,
   };
+}
+
+/** Reads, checks and decodes a weights file from disk (`modelport eval routing --weights`). */
+export async function readWeightsFile(path: string): Promise<AutoRouterModel> {
+  const text = await readFile(path, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new WeightsFileError(`${path} is not JSON.`);
+  }
+  return decodeWeightsFile(parseWeightsFile(json));
 }

@@ -1,4 +1,6 @@
-import { autoStrategy } from './auto-strategy.js';
+import { createAutoPredictor } from '../auto/auto-predictor.js';
+import { loadShippedAutoModel } from '../auto/shipped-model.js';
+import { createAutoStrategy } from './auto-strategy.js';
 import { balancedStrategy } from './balanced-strategy.js';
 import { carbonStrategy } from './carbon-strategy.js';
 import { costStrategy } from './cost-strategy.js';
@@ -20,7 +22,8 @@ export function createStrategyRegistry(overrides: Partial<StrategyRegistry> = {}
     quality_optimized: qualityStrategy,
     carbon_optimized: carbonStrategy,
     balanced: balancedStrategy,
-    auto: autoStrategy,
+    // The shipped weights are decoded on the first `auto` decision, so nothing pays for them unless a router uses auto.
+    auto: createAutoStrategy(() => createAutoPredictor(loadShippedAutoModel())),
     ...overrides,
   };
 }
