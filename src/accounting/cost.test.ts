@@ -17,6 +17,17 @@ describe('computeCostUsd', () => {
     assert.equal(cost, 0.00012);
   });
 
+  it('bills cache writes at the cache-write rate, reads at the cached rate and the rest at the input price', () => {
+    // Claude Sonnet 4.5's list prices: $3 input, $3.75 cache write, $0.30 cache read, $15 output per million.
+    const sonnet = { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3, cacheWritePerMTok: 3.75 };
+    const usage = { promptTokens: 10_000, completionTokens: 100, cachedPromptTokens: 2_000, cacheWritePromptTokens: 6_000, estimated: false };
+    const expected = (2_000 * 3 + 2_000 * 0.3 + 6_000 * 3.75 + 100 * 15) / 1e6;
+    assert.ok(Math.abs(computeCostUsd(usage, sonnet) - expected) < 1e-12);
+    // Without a cache-write price, writes cost what input costs.
+    const noWritePrice = { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 };
+    assert.ok(Math.abs(computeCostUsd(usage, noWritePrice) - (8_000 * 3 + 2_000 * 0.3 + 100 * 15) / 1e6) < 1e-12);
+  });
+
   it('falls back to the input price when no cached price is listed', () => {
     const cost = computeCostUsd({ promptTokens: 1000, completionTokens: 0, cachedPromptTokens: 400, estimated: false }, { inputPerMTok: 1, outputPerMTok: 2 });
     assert.equal(cost, 0.001);
@@ -74,8 +85,8 @@ describe('computeCostUsd with long-context tiers', () => {
 
   it('falls back to the tier input price when the tier lists no cached price', () => {
     const pricing = { inputPerMTok: 1, outputPerMTok: 2, cachedInputPerMTok: 0.1, tiers: [{ aboveInputTokens: 10, inputPerMTok: 3, outputPerMTok: 4 }] };
-    assert.deepEqual(pricesForPrompt(pricing, 11), { inputPerMTok: 3, outputPerMTok: 4, cachedInputPerMTok: 3 });
-    assert.deepEqual(pricesForPrompt(pricing, 10), { inputPerMTok: 1, outputPerMTok: 2, cachedInputPerMTok: 0.1 });
+    assert.deepEqual(pricesForPrompt(pricing, 11), { inputPerMTok: 3, outputPerMTok: 4, cachedInputPerMTok: 3, cacheWritePerMTok: 3 });
+    assert.deepEqual(pricesForPrompt(pricing, 10), { inputPerMTok: 1, outputPerMTok: 2, cachedInputPerMTok: 0.1, cacheWritePerMTok: 1 });
   });
 
   it('prices a shipped tiered model by its tier', () => {

@@ -6,6 +6,8 @@ export interface AppliedPrices {
   readonly inputPerMTok: number;
   readonly outputPerMTok: number;
   readonly cachedInputPerMTok: number;
+  /** Prompt tokens written to the cache; the input price when the model lists none. */
+  readonly cacheWritePerMTok: number;
 }
 
 /**
@@ -24,6 +26,7 @@ export function pricesForPrompt(pricing: ModelPricing, promptTokens: number): Ap
     inputPerMTok: prices.inputPerMTok,
     outputPerMTok: prices.outputPerMTok,
     cachedInputPerMTok: prices.cachedInputPerMTok ?? prices.inputPerMTok,
+    cacheWritePerMTok: prices.cacheWritePerMTok ?? prices.inputPerMTok,
   };
 }
 
@@ -31,8 +34,13 @@ export function pricesForPrompt(pricing: ModelPricing, promptTokens: number): Ap
 export function computeCostUsd(usage: Usage, pricing: ModelPricing): number {
   const prices = pricesForPrompt(pricing, usage.promptTokens);
   const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
-  const uncached = usage.promptTokens - cached;
-  const micro = uncached * prices.inputPerMTok + cached * prices.cachedInputPerMTok + usage.completionTokens * prices.outputPerMTok;
+  const written = Math.min(usage.cacheWritePromptTokens ?? 0, usage.promptTokens - cached);
+  const uncached = usage.promptTokens - cached - written;
+  const micro =
+    uncached * prices.inputPerMTok +
+    cached * prices.cachedInputPerMTok +
+    written * prices.cacheWritePerMTok +
+    usage.completionTokens * prices.outputPerMTok;
   // Rounded to 1e-10 USD so float noise never shows up in totals.
   return Math.round(micro / 1e-4) / 1e10;
 }

@@ -60,6 +60,8 @@ export interface Usage {
   readonly completionTokens: number;
   /** Prompt tokens served from the provider's cache (billed at the cached rate). */
   readonly cachedPromptTokens?: number;
+  /** Prompt tokens written to the provider's cache (Anthropic, Bedrock; billed at the cache-write rate). */
+  readonly cacheWritePromptTokens?: number;
   readonly reasoningTokens?: number;
   /** True when the provider gave no counts and the gateway counted with a tokenizer. */
   readonly estimated: boolean;

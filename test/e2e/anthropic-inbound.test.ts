@@ -136,7 +136,7 @@ describe('Anthropic Messages format: @anthropic-ai/sdk → gateway → routed mo
       });
       assert.equal(message.model, 'openai:gpt-4o-mini');
       assert.deepEqual(message.content, [{ type: 'text', text: 'Paris.' }]);
-      assert.deepEqual(message.usage, { input_tokens: 600, output_tokens: 20, cache_read_input_tokens: 400 });
+      assert.deepEqual(message.usage, { input_tokens: 600, output_tokens: 20, cache_read_input_tokens: 400, cache_creation_input_tokens: 0 });
       const meta = metaOf(message);
       assert.ok(Math.abs(meta.cost - miniCost(1_000, 400, 20)) < 1e-12);
 
@@ -235,7 +235,7 @@ describe('Anthropic Messages format: @anthropic-ai/sdk → gateway → routed mo
       assert.equal(first.model, 'anthropic:claude-3-5-haiku-latest');
       assert.equal(first.stop_reason, 'tool_use');
       assert.deepEqual(first.content, [{ type: 'tool_use', id: 'toolu_01XYZ', name: 'get_weather', input: { city: 'Oslo' } }]);
-      assert.deepEqual(first.usage, { input_tokens: 300, output_tokens: 25, cache_read_input_tokens: 700 });
+      assert.deepEqual(first.usage, { input_tokens: 300, output_tokens: 25, cache_read_input_tokens: 700, cache_creation_input_tokens: 0 });
       const upstream = anthropic.messageRequests()[0]?.body as Record<string, unknown>;
       assert.equal(upstream.model, 'claude-3-5-haiku-latest');
       assert.equal(upstream.system, 'You are a weather bot.');
@@ -327,7 +327,7 @@ describe('Anthropic Messages format: @anthropic-ai/sdk → gateway → routed mo
         { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Lima' } },
       ]);
       assert.equal(final.stop_reason, 'tool_use');
-      assert.deepEqual(final.usage, { input_tokens: 50, output_tokens: 15, cache_read_input_tokens: 0 });
+      assert.deepEqual(final.usage, { input_tokens: 50, output_tokens: 15, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
       assert.ok(jsonPieces.length > 1, 'the input arrives in pieces');
       assert.equal(jsonPieces.join(''), '{"city":"Lima"}');
       const starts = events.filter((event) => event.type === 'content_block_start').map((event) => event.index);
@@ -344,7 +344,7 @@ describe('Anthropic Messages format: @anthropic-ai/sdk → gateway → routed mo
       assert.deepEqual(final.content, [{ type: 'text', text: 'Streaming — ünïcödé 🎉 works.' }]);
       assert.equal(final.model, 'anthropic:claude-3-5-haiku-latest');
       assert.equal(final.stop_reason, 'end_turn');
-      assert.deepEqual(final.usage, { input_tokens: 12, output_tokens: 9, cache_read_input_tokens: 0 });
+      assert.deepEqual(final.usage, { input_tokens: 12, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
       assert.equal((anthropic.messageRequests()[0]?.body as { stream?: unknown }).stream, true);
     });
 

@@ -27,13 +27,18 @@ export function anthropicStopReason(reason: FinishReason): AnthropicStopReason {
 }
 
 /**
- * Anthropic counts cache reads apart from `input_tokens`; the gateway's prompt
- * count includes them. Cache writes are not known apart (providers fold them into
- * the prompt count), so `cache_creation_input_tokens` is left out.
+ * Anthropic counts cache reads and writes apart from `input_tokens`; the
+ * gateway's prompt count includes both.
  */
-export function anthropicUsage(usage: Usage): { input_tokens: number; output_tokens: number; cache_read_input_tokens: number } {
+export function anthropicUsage(usage: Usage): { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number } {
   const cached = usage.cachedPromptTokens ?? 0;
-  return { input_tokens: Math.max(0, usage.promptTokens - cached), output_tokens: usage.completionTokens, cache_read_input_tokens: cached };
+  const written = usage.cacheWritePromptTokens ?? 0;
+  return {
+    input_tokens: Math.max(0, usage.promptTokens - cached - written),
+    output_tokens: usage.completionTokens,
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: written,
+  };
 }
 
 /**

@@ -297,7 +297,7 @@ describe('createAnthropicChatModel against a fake api.anthropic.com over real HT
 
   it('counts cache writes and reads into the prompt, complete and streamed, with either message_delta usage shape', async () => {
     const usage = { input_tokens: 12, cache_creation_input_tokens: 1_800, cache_read_input_tokens: 30_000, output_tokens: 250 };
-    const expected = { promptTokens: 31_812, completionTokens: 250, cachedPromptTokens: 30_000, estimated: false };
+    const expected = { promptTokens: 31_812, completionTokens: 250, cachedPromptTokens: 30_000, cacheWritePromptTokens: 1_800, estimated: false };
     fake.enqueue({ type: 'answer', usage }, { type: 'answer', usage }, { type: 'answer', usage, legacyDeltaUsage: true });
     assert.deepEqual((await model.generate(hello, { signal: signal() })).usage, expected);
     for (let round = 0; round < 2; round += 1) {

@@ -4,9 +4,9 @@ import type { AnthropicUsage } from './anthropic-api.js';
 /**
  * Anthropic counts cached prompt tokens apart from `input_tokens`
  * (https://docs.claude.com/en/docs/build-with-claude/prompt-caching#tracking-cache-performance):
- * the whole prompt is input + cache writes + cache reads. Cache writes are
- * billed at 1.25× the input price, which `Usage` cannot say yet: they count as
- * plain prompt tokens here.
+ * the whole prompt is input + cache writes + cache reads. Cache reads are
+ * billed at the cached rate, cache writes at the cache-write rate (1.25× the
+ * input price for 5-minute caching), so both are reported apart.
  *
  * `latest` (a stream's `message_delta`) wins field by field over `first`
  * (its `message_start`), since its counts are cumulative.
@@ -25,6 +25,7 @@ export function convertAnthropicUsage(first: AnthropicUsage | null | undefined, 
     promptTokens: (input ?? 0) + cacheWrite + cacheRead,
     completionTokens: output ?? 0,
     ...(cacheRead > 0 ? { cachedPromptTokens: cacheRead } : {}),
+    ...(cacheWrite > 0 ? { cacheWritePromptTokens: cacheWrite } : {}),
     estimated: false,
   };
 }

@@ -229,6 +229,7 @@ describe('mapAnthropicFinishReason and convertAnthropicUsage', () => {
       promptTokens: 32_012,
       completionTokens: 250,
       cachedPromptTokens: 30_000,
+      cacheWritePromptTokens: 2_000,
       estimated: false,
     });
     assert.deepEqual(convertAnthropicUsage({ input_tokens: 43, output_tokens: 1 }, { input_tokens: 61, output_tokens: 2 }), { promptTokens: 61, completionTokens: 2, estimated: false });

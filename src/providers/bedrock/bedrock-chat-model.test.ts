@@ -259,7 +259,7 @@ describe('createBedrockChatModel against a fake bedrock-runtime over real HTTP',
     it('counts cache reads and writes as prompt tokens, reads as cached, complete and streamed', async () => {
       const usage = { inputTokens: 24, outputTokens: 300, cacheReadInputTokens: 1_600, cacheWriteInputTokens: 400 };
       fake.enqueue({ type: 'answer', usage }, { type: 'answer', usage });
-      const expected = { promptTokens: 2_024, completionTokens: 300, cachedPromptTokens: 1_600, estimated: false };
+      const expected = { promptTokens: 2_024, completionTokens: 300, cachedPromptTokens: 1_600, cacheWritePromptTokens: 400, estimated: false };
       assert.deepEqual((await model.generate(hello, { signal: signal() })).usage, expected);
       assert.deepEqual((await collect(await model.stream(hello, { signal: signal() }))).at(-1), { type: 'usage', usage: expected });
     });
