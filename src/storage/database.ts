@@ -56,7 +56,9 @@ const migrations: Record<string, Migration> = {
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */
 export async function migrateToLatest(storage: Storage): Promise<void> {
-  const migrator = new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations } });
+  // Unordered: features land on branches in parallel, so a database may have run a later-numbered migration
+  // before an earlier-numbered one existed; each migration is independent of the others' order.
+  const migrator = new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
 }
