@@ -10,6 +10,7 @@ import { App } from './app';
 const theme = createTheme({
   primaryColor: 'blue',
   defaultRadius: 'md',
+  respectReducedMotion: true,
   fontFamily: 'Inter, ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
   fontFamilyMonospace: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
 });

@@ -5,7 +5,7 @@ import type { TrafficReport } from '../api/types';
 export function TrafficChart({ hourly }: { readonly hourly: TrafficReport['hourly'] }) {
   const data = hourly.map((point) => ({
     hour: new Date(point.t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }),
-    ok: point.requests - point.errors,
+    ok: Math.max(0, point.requests - point.errors),
     errors: point.errors,
   }));
   return (

@@ -49,7 +49,7 @@ export function KeysPage() {
       ) : (
         <Card withBorder radius="md" p={0}>
           <Table.ScrollContainer minWidth={900}>
-            <Table highlightOnHover verticalSpacing="sm" horizontalSpacing="md" data-testid="keys-table">
+            <Table highlightOnHover verticalSpacing="sm" horizontalSpacing="md" data-testid="keys-table" style={{ whiteSpace: 'nowrap' }}>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Name</Table.Th>

@@ -109,7 +109,7 @@ function RouterForm({ router }: { readonly router?: Router }) {
           <Radio.Group label="Optimization strategy" description="How the router picks among your models for each request." value={values.strategy} onChange={(value) => set('strategy', value)} error={errors.strategy} required>
             <SimpleGrid cols={{ base: 1, sm: 2 }} mt="sm" spacing="sm">
               {strategyList.map((strategy) => (
-                <Radio.Card key={strategy.id} value={strategy.id} radius="md" p="md" aria-label={strategy.label}>
+                <Radio.Card key={strategy.id} value={strategy.id} radius="md" p="md" aria-label={`${strategy.label} (${strategy.id})`}>
                   <Group wrap="nowrap" align="flex-start">
                     <Radio.Indicator />
                     <div>

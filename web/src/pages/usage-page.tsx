@@ -127,7 +127,7 @@ export function UsagePage() {
         const date = new Date(point.t);
         return {
           time: bucket === 'hour' ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' }),
-          requests: point.requests - point.errors,
+          requests: Math.max(0, point.requests - point.errors),
           errors: point.errors,
           costUsd: point.costUsd,
           tokens: point.tokens,
