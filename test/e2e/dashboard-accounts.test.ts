@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_WEB_ROOT } from '../../src/http/dashboard/static-site.js';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
 import { DashboardClient } from '../support/dashboard-client.js';
 
@@ -116,7 +119,11 @@ describe('dashboard accounts: sign-up, sign-in, sign-out, cookies, CSRF, throttl
     assert.equal(api.status, 404);
     assert.equal(((await api.json()) as { error: { code: string } }).error.code, 'endpoint_not_found');
     const page = await fetch(`${gateway.origin}/routers/rt_123`);
-    assert.equal(page.status, 200);
+    assert.equal((await fetch(`${gateway.origin}/nope`)).status, 404);
+    // A client-side route gets index.html once the web app is built (npm run build), a JSON 404 before.
+    const built = existsSync(join(DEFAULT_WEB_ROOT, 'index.html'));
+    assert.equal(page.status, built ? 200 : 404);
+    if (built) assert.match(page.headers.get('content-type') ?? '', /text\/html/);
   });
 });
 
