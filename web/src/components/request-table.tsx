@@ -12,7 +12,7 @@ export interface RequestTableProps {
 export function RequestTable({ requests, showRouter = true }: RequestTableProps) {
   return (
     <Table.ScrollContainer minWidth={showRouter ? 880 : 760}>
-      <Table striped highlightOnHover verticalSpacing="xs" data-testid="request-table">
+      <Table striped highlightOnHover verticalSpacing="xs" data-testid="request-table" style={{ whiteSpace: 'nowrap' }}>
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Time</Table.Th>
