@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createUsageRecorder, type UsageRecorder } from './accounting/usage-recorder.js';
 import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
+import { createDashboardServices } from './dashboard/dashboard-services.js';
 import { createServer } from './http/server.js';
 import { createInProcessRateLimiter } from './limits/request-rate-limiter.js';
 import { createServerSecret, type ServerSecret } from './lib/server-secret.js';
@@ -103,6 +104,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       health,
       // The registry builds each server-wide model once: any other instance runs on an owner's own credentials.
       isServerModel: (model) => providers.resolve(model.provider, model.modelId) === model,
+      dashboard: { services: createDashboardServices(storage, repositories, catalog, now) },
       settings: {
         bodyLimitBytes: config.bodyLimitBytes,
         defaultRpm: config.defaultRpm,

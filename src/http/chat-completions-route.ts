@@ -35,7 +35,8 @@ export function registerChatCompletions(app: FastifyInstance, deps: AppDependenc
   for (const path of CHAT_COMPLETION_PATHS) app.post(path, { schema: { body: chatRequestSchema }, preValidation: requireBody }, handler);
 }
 
-function toChatRequest(body: ChatRequestBody): ChatRequest {
+/** The body in the gateway's shape: `model` and `stream` removed, JSON nulls dropped (also used by the dashboard's playground). */
+export function toChatRequest(body: ChatRequestBody): ChatRequest {
   const { model: _model, stream: _stream, ...rest } = body;
   const request: Record<string, unknown> = {};
   // JSON null means "not set" for OpenAI's optional parameters.

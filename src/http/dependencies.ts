@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import type { KeyAuthenticator } from '../auth/key-authenticator.js';
 import type { RequestRateLimiter } from '../limits/request-rate-limiter.js';
+import type { DashboardServices } from '../dashboard/dashboard-services.js';
 import type { ChatModel } from '../providers/contract.js';
 import type { OwnerProviders } from '../providers/owner-providers.js';
 import type { ModelCatalog } from '../routing/catalog.js';
@@ -39,6 +40,8 @@ export interface AppDependencies {
   readonly isServerModel?: (model: ChatModel) => boolean;
   /** Uniform in [0, 1), for routing's exploration (latency_optimized). @default Math.random */
   readonly random?: () => number;
+  /** The dashboard's API (/api/dashboard) and web app (/). Absent: neither is served. */
+  readonly dashboard?: { readonly services: DashboardServices; /** Built web app. @default web/dist */ readonly webRoot?: string };
 }
 
 export interface HttpSettings {

@@ -8,6 +8,8 @@ import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
 import { routerApi } from './router-api.js';
+import { dashboardApi } from './dashboard/dashboard-api.js';
+import { DEFAULT_WEB_ROOT, staticSite } from './dashboard/static-site.js';
 
 export interface ServerOptions {
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
@@ -81,6 +83,10 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(routerApi, deps);
+  if (deps.dashboard !== undefined) {
+    await app.register(dashboardApi, { deps, services: deps.dashboard.services });
+    await app.register(staticSite, { root: deps.dashboard.webRoot ?? DEFAULT_WEB_ROOT });
+  }
   app.addHook('onResponse', async (request, reply) => {
     const url = redactApiKeys(request.url.split('?')[0] ?? '');
     request.log.info({ method: request.method, url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');

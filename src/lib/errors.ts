@@ -132,4 +132,24 @@ export const errors = {
       `All models of this router are temporarily unavailable. ${detail}`.trim(),
       { headers: { 'retry-after': '1' } },
     ),
+  // Dashboard (docs/dashboard-api.md).
+  sessionRequired: () =>
+    new GatewayError(401, 'authentication_error', 'session_required', 'Sign in to use the dashboard: no valid session (it may have expired or been signed out).'),
+  invalidCredentials: () => new GatewayError(401, 'authentication_error', 'invalid_credentials', 'Incorrect email or password.'),
+  csrfTokenInvalid: () =>
+    new GatewayError(403, 'authorization_error', 'csrf_token_invalid', 'Missing or invalid CSRF token: send the session\'s token in the x-csrf-token header, from this site.'),
+  tooManyAttempts: (retryAfterSeconds: number) =>
+    new GatewayError(429, 'rate_limit_error', 'too_many_attempts', `Too many sign-in attempts. Try again in ${retryAfterSeconds} s.`, {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  emailTaken: () => new GatewayError(409, 'invalid_request_error', 'email_taken', 'An account with this email already exists.', { param: 'email' }),
+  workspaceNotFound: () => new GatewayError(404, 'not_found_error', 'workspace_not_found', 'Workspace not found.'),
+  workspaceRoleRequired: (role: string) =>
+    new GatewayError(403, 'authorization_error', 'workspace_role_required', `This needs the ${role} role in this workspace.`),
+  dashboardNotFound: (code: 'router_not_found' | 'key_not_found' | 'member_not_found' | 'user_not_found', message: string, param: string | null = null) =>
+    new GatewayError(404, 'not_found_error', code, message, { param }),
+  dashboardConflict: (code: 'member_exists' | 'last_owner' | 'key_revoked' | 'key_expired', message: string) =>
+    new GatewayError(409, 'invalid_request_error', code, message),
+  personalWorkspace: () =>
+    new GatewayError(400, 'invalid_request_error', 'personal_workspace', 'A personal workspace has no other members: create an organisation to share routers and keys.'),
 } as const;

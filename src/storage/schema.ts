@@ -100,6 +100,37 @@ export interface ChangeCounterTable {
   version: ColumnType<number, number, number>;
 }
 
+export interface SessionsTable {
+  /** Hex SHA-256 of the cookie's value; the value itself is never stored. */
+  id_hash: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: Millis;
+  last_seen_at: Millis;
+}
+
+export interface OrganizationsTable {
+  /** Also the id of the organisation's principal row in `users`, and the `owner_id` of what it owns. */
+  id: string;
+  name: string;
+  created_by: string;
+  created_at: Millis;
+}
+
+export interface OrganizationMembersTable {
+  organization_id: string;
+  user_id: string;
+  /** owner | admin | viewer */
+  role: string;
+  created_at: Millis;
+}
+
+export interface KeyRotationsTable {
+  old_key_id: string;
+  new_key_id: string;
+  created_at: Millis;
+}
+
 export interface Database {
   users: UsersTable;
   routers: RoutersTable;
@@ -108,6 +139,10 @@ export interface Database {
   change_counter: ChangeCounterTable;
   provider_credentials: ProviderCredentialsTable;
   custom_models: CustomModelsTable;
+  sessions: SessionsTable;
+  organizations: OrganizationsTable;
+  organization_members: OrganizationMembersTable;
+  key_rotations: KeyRotationsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

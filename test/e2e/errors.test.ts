@@ -377,7 +377,6 @@ describe('error table: one row per error against a listening server', () => {
     it('endpoint_not_found: unknown paths and methods, with or without a key', async () => {
       for (const [method, path] of [
         ['GET', '/nope'],
-        ['GET', '/'],
         ['POST', '/api/router/v1/foo'],
         ['POST', '/api/router/v2/chat/completions/extra'],
         ['GET', '/api/router/chat/completions'],

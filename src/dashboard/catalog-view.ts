@@ -1,0 +1,47 @@
+import type { OwnerProviders } from '../providers/owner-providers.js';
+import type { ModelCatalog } from '../routing/catalog.js';
+import type { OwnerCatalogs } from '../routing/owner-catalog.js';
+import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
+
+/** One sentence per strategy (docs/routing.md), for the router form. */
+const STRATEGY_TEXT: Record<string, { label: string; description: string }> = {
+  cost_optimized: { label: 'Lowest cost', description: 'Sends each request to the model expected to answer it most cheaply, from its prompt length and expected answer length.' },
+  latency_optimized: {
+    label: 'Fastest',
+    description: 'Sends each request to the model expected to finish the answer soonest, from live measurements once a model has been measured.',
+  },
+  quality_optimized: { label: 'Best quality', description: 'Always picks the strongest model by its quality rating, whatever it costs.' },
+  carbon_optimized: {
+    label: 'Lowest carbon',
+    description: "Picks the model expected to emit the least CO2e for the request, from its size and its data centre's grid.",
+  },
+  balanced: { label: 'Balanced', description: 'Blends cost, latency, quality and carbon with weights you set (equal by default) and picks the best blend.' },
+  auto: { label: 'Auto', description: 'Reads each prompt and picks the cheapest model expected to reach your quality target (ranks like balanced until its predictor is enabled).' },
+};
+
+export function listStrategies(): Array<{ id: string; label: string; description: string }> {
+  return STRATEGY_NAMES.map((id) => ({ id, ...(STRATEGY_TEXT[id] ?? { label: id, description: `The ${id} strategy (see docs/routing.md).` }) }));
+}
+
+/** The catalog as the dashboard shows it; `ownerId` layers that owner's models and credentials over the server's. */
+export async function catalogView(shipped: ModelCatalog, ownerCatalogs: OwnerCatalogs, providers: OwnerProviders, ownerId: string | undefined) {
+  const [catalog, resolve] = await Promise.all([
+    ownerId === undefined ? shipped : ownerCatalogs.forOwner(ownerId),
+    // An owner id nobody has resolves to the server's credentials alone.
+    providers.forOwner(ownerId ?? ''),
+  ]);
+  return catalog.list().map((model) => ({
+    id: model.id,
+    provider: model.provider,
+    name: model.displayName,
+    inputPerMTok: model.pricing.inputPerMTok,
+    outputPerMTok: model.pricing.outputPerMTok,
+    cachedInputPerMTok: model.pricing.cachedInputPerMTok ?? null,
+    contextWindow: model.contextWindow,
+    maxOutputTokens: model.maxOutputTokens,
+    capabilities: { tools: model.capabilities.tools, vision: model.capabilities.vision, json: model.capabilities.jsonMode, streaming: model.capabilities.streaming },
+    quality: model.qualityScore,
+    available: resolve(model.provider, model.model) !== undefined,
+    retired: model.retired === true,
+  }));
+}

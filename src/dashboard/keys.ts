@@ -1,0 +1,138 @@
+import { AdminInputError, type AdminService } from '../admin/admin-service.js';
+import { errors } from '../lib/errors.js';
+import type { ApiKeyRecord, ApiKeysRepository } from '../storage/api-keys-repository.js';
+import type { KeyRotationsRepository } from '../storage/key-rotations-repository.js';
+import type { RoutersRepository } from '../storage/routers-repository.js';
+import type { Workspace } from './workspaces.js';
+
+const DAY = 86_400_000;
+/** Spec 5.6: rotate keys about every 90 days. */
+export const OLD_KEY_AGE_MS = 90 * DAY;
+export const UNUSED_KEY_MS = 30 * DAY;
+export const MAX_GRACE_MINUTES = 7 * 24 * 60;
+
+export type KeyStatus = 'active' | 'expired' | 'revoked' | 'rotating';
+
+export interface KeyView {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly routerIds: readonly string[] | null;
+  readonly rpmLimit: number | null;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | null;
+  readonly expiresAt: number | null;
+  readonly revokedAt: number | null;
+  readonly status: KeyStatus;
+  readonly flags: readonly ('old' | 'unused')[];
+  readonly replacedBy: string | null;
+}
+
+export interface NewKeyInput {
+  readonly name: string;
+  readonly routerIds?: readonly string[] | null | undefined;
+  readonly rpmLimit?: number | null | undefined;
+  readonly expiresAt?: number | null | undefined;
+}
+
+/** What the dashboard shows of a key, its status and its warnings at `at`. */
+export function viewKey(key: ApiKeyRecord, replacedBy: string | undefined, at: number): KeyView {
+  const status: KeyStatus =
+    key.revokedAt !== undefined ? 'revoked' : key.expiresAt !== undefined && key.expiresAt <= at ? 'expired' : replacedBy !== undefined ? 'rotating' : 'active';
+  const flags: ('old' | 'unused')[] = [];
+  if (status === 'active' || status === 'rotating') {
+    if (at - key.createdAt > OLD_KEY_AGE_MS) flags.push('old');
+    if (at - (key.lastUsedAt ?? key.createdAt) > UNUSED_KEY_MS) flags.push('unused');
+  }
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.displayPrefix,
+    routerIds: key.routerIds ?? null,
+    rpmLimit: key.rpmLimit ?? null,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt ?? null,
+    expiresAt: key.expiresAt ?? null,
+    revokedAt: key.revokedAt ?? null,
+    status,
+    flags,
+    replacedBy: replacedBy ?? null,
+  };
+}
+
+/** API keys of a workspace: creation goes through the admin service, as the CLI's does. */
+export function createKeys(admin: AdminService, apiKeys: ApiKeysRepository, routers: RoutersRepository, rotations: KeyRotationsRepository, now: () => number) {
+  const find = async (workspace: Workspace, keyId: string): Promise<ApiKeyRecord> => {
+    const key = (await apiKeys.listByOwner(workspace.id)).find((candidate) => candidate.id === keyId);
+    if (key === undefined) throw errors.dashboardNotFound('key_not_found', 'No such API key in this workspace.');
+    return key;
+  };
+
+  const create = async (workspace: Workspace, input: NewKeyInput): Promise<KeyView & { key: string }> => {
+    const name = input.name.trim();
+    if (name === '' || name.length > 100) throw errors.invalidRequest('A key needs a name of 1 to 100 characters.', 'name');
+    const at = now();
+    if (input.expiresAt !== undefined && input.expiresAt !== null && input.expiresAt <= at) throw errors.invalidRequest('The expiry must be in the future.', 'expiresAt');
+    if (input.routerIds !== undefined && input.routerIds !== null) {
+      const own = new Set((await routers.listByOwner(workspace.id)).map((router) => router.id));
+      const foreign = input.routerIds.find((id) => !own.has(id));
+      if (foreign !== undefined) throw errors.invalidRequest(`No router ${foreign.slice(0, 64)} in this workspace.`, 'routerIds');
+    }
+    try {
+      const { key, value } = await admin.createKey({
+        ownerEmail: workspace.ownerEmail,
+        name,
+        routerIds: input.routerIds ?? undefined,
+        rpmLimit: input.rpmLimit ?? undefined,
+        expiresInMs: input.expiresAt === undefined || input.expiresAt === null ? undefined : input.expiresAt - at,
+      });
+      return { ...viewKey(key, undefined, now()), key: value };
+    } catch (error) {
+      if (error instanceof AdminInputError) throw errors.invalidRequest(error.message);
+      throw error;
+    }
+  };
+
+  return {
+    async list(workspace: Workspace): Promise<KeyView[]> {
+      const [keys, replacements] = await Promise.all([apiKeys.listByOwner(workspace.id), rotations.replacements(workspace.id)]);
+      const at = now();
+      return keys.map((key) => viewKey(key, replacements.get(key.id), at)).reverse();
+    },
+
+    create,
+
+    async revoke(workspace: Workspace, keyId: string): Promise<KeyView> {
+      const key = await find(workspace, keyId);
+      if (key.revokedAt !== undefined) throw errors.dashboardConflict('key_revoked', 'This key is already revoked.');
+      await apiKeys.revoke(workspace.id, keyId);
+      const replacements = await rotations.replacements(workspace.id);
+      return viewKey(await find(workspace, keyId), replacements.get(keyId), now());
+    },
+
+    /** A new key with the same settings; the old one ends after the grace period. */
+    async rotate(workspace: Workspace, keyId: string, graceMinutes: number): Promise<KeyView & { key: string; replaces: string }> {
+      const old = await find(workspace, keyId);
+      const at = now();
+      if (old.revokedAt !== undefined) throw errors.dashboardConflict('key_revoked', 'A revoked key cannot be rotated: generate a new key.');
+      if (old.expiresAt !== undefined && old.expiresAt <= at) throw errors.dashboardConflict('key_expired', 'An expired key cannot be rotated: generate a new key.');
+      const replacements = await rotations.replacements(workspace.id);
+      if (replacements.has(keyId)) throw errors.dashboardConflict('key_expired', 'This key was already rotated; rotate its replacement instead.');
+      const lifetime = old.expiresAt === undefined ? undefined : old.expiresAt - old.createdAt;
+      // Router scopes that name deleted routers are dropped; an empty scope would allow nothing, so it is kept as it was.
+      const liveRouters = old.routerIds === undefined ? undefined : new Set((await routers.listByOwner(workspace.id)).map((router) => router.id));
+      const routerIds = old.routerIds?.filter((id) => liveRouters?.has(id) === true);
+      const created = await create(workspace, {
+        name: old.name,
+        routerIds: routerIds === undefined || routerIds.length === 0 ? old.routerIds : routerIds,
+        rpmLimit: old.rpmLimit,
+        expiresAt: lifetime === undefined ? undefined : at + lifetime,
+      });
+      const oldEnds = Math.min(at + graceMinutes * 60_000, old.expiresAt ?? Number.POSITIVE_INFINITY);
+      await rotations.record(workspace.id, old.id, created.id, oldEnds);
+      return { ...created, replaces: old.id };
+    },
+  };
+}
+
+export type Keys = ReturnType<typeof createKeys>;

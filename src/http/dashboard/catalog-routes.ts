@@ -1,0 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import { catalogView, listStrategies } from '../../dashboard/catalog-view.js';
+import { DASHBOARD_PREFIX, sessionOf, type DashboardContext } from './dashboard-context.js';
+
+/** The model catalog (prices, context windows, capabilities, availability) and the strategies. */
+export function registerCatalogRoutes(app: FastifyInstance, { deps, services }: DashboardContext): void {
+  app.get(`${DASHBOARD_PREFIX}/catalog`, async (request) => {
+    const { workspace } = request.query as { workspace?: string };
+    const ownerId = workspace === undefined ? undefined : (await services.workspaces.access(sessionOf(request).userId, workspace)).id;
+    return { models: await catalogView(deps.catalog, deps.ownerCatalogs, deps.providers, ownerId) };
+  });
+  app.get(`${DASHBOARD_PREFIX}/strategies`, async () => listStrategies());
+}

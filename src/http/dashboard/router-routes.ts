@@ -1,0 +1,119 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { AdminInputError } from '../../admin/admin-errors.js';
+import type { RouterSettingsChange } from '../../admin/router-settings-input.js';
+import type { Workspace } from '../../dashboard/workspaces.js';
+import { resolveRange } from '../../dashboard/usage-report.js';
+import { errors } from '../../lib/errors.js';
+import type { RouterSettings } from '../../routing/routing-contract.js';
+import type { RouterRecord } from '../../storage/routers-repository.js';
+import { DASHBOARD_PREFIX, withIsoTimes, workspaceOf, type DashboardContext } from './dashboard-context.js';
+
+const HOUR = 3_600_000;
+const TRAFFIC_RANGES: Record<string, number> = { '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR };
+
+const modelsSchema = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 });
+const newRouterSchema = Type.Object(
+  { name: Type.String({ maxLength: 200 }), models: modelsSchema, strategy: Type.String({ maxLength: 100 }), settings: Type.Optional(Type.Unknown()) },
+  { additionalProperties: false },
+);
+const routerChangeSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    models: Type.Optional(modelsSchema),
+    strategy: Type.Optional(Type.String({ maxLength: 100 })),
+    settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+/** The router admin's rule that failed, as a 400 pointing at the field, so the form can show it there. */
+function adminError(error: unknown): unknown {
+  if (!(error instanceof AdminInputError)) return error;
+  const message = error.message;
+  const settingPath = /^Invalid router setting ([\w.]+)/.exec(message)?.[1];
+  const param = settingPath !== undefined
+    ? settingPath === 'settings' ? 'settings' : `settings.${settingPath}`
+    : /model/i.test(message) ? 'models' : /strategy/i.test(message) ? 'strategy' : /name/i.test(message) ? 'name' : null;
+  return errors.invalidRequest(message, param);
+}
+
+function routerView(router: RouterRecord) {
+  return withIsoTimes({ id: router.id, name: router.name, models: router.models, strategy: router.strategy, settings: router.settings, createdAt: router.createdAt, updatedAt: router.updatedAt });
+}
+
+/** Routers of a workspace, with the CLI's validation (src/admin/router-admin.ts). */
+export function registerRouterRoutes(app: FastifyInstance, { deps, services }: DashboardContext): void {
+  const { routers } = services.repositories;
+  const findRouter = async (workspace: Workspace, id: string): Promise<RouterRecord> => {
+    const router = id.length <= 128 ? await routers.findById(id) : undefined;
+    if (router === undefined || router.ownerId !== workspace.id) throw errors.dashboardNotFound('router_not_found', 'No such router in this workspace.');
+    return router;
+  };
+  const base = `${DASHBOARD_PREFIX}/workspaces/:ws/routers`;
+
+  app.get(base, async (request) => {
+    const workspace = await workspaceOf(request, services);
+    return { routers: (await routers.listByOwner(workspace.id)).map(routerView) };
+  });
+
+  app.post(base, { schema: { body: newRouterSchema } }, async (request, reply) => {
+    const workspace = await workspaceOf(request, services, 'admin');
+    const body = request.body as Static<typeof newRouterSchema>;
+    try {
+      const router = await services.routerAdmin.createRouter({
+        ownerEmail: workspace.id,
+        name: body.name,
+        models: body.models,
+        strategy: body.strategy,
+        settings: (body.settings ?? {}) as RouterSettings,
+      });
+      return await reply.status(201).send(routerView(router));
+    } catch (error) {
+      throw adminError(error);
+    }
+  });
+
+  app.get(`${base}/:id`, async (request) => {
+    const workspace = await workspaceOf(request, services);
+    return routerView(await findRouter(workspace, (request.params as { id: string }).id));
+  });
+
+  app.patch(`${base}/:id`, { schema: { body: routerChangeSchema } }, async (request) => {
+    const workspace = await workspaceOf(request, services, 'admin');
+    const router = await findRouter(workspace, (request.params as { id: string }).id);
+    const body = request.body as Static<typeof routerChangeSchema>;
+    try {
+      return routerView(
+        await services.routerAdmin.updateRouter({
+          ownerEmail: workspace.id,
+          id: router.id,
+          name: body.name,
+          models: body.models,
+          strategy: body.strategy,
+          settings: body.settings as RouterSettingsChange | undefined,
+        }),
+      );
+    } catch (error) {
+      throw adminError(error);
+    }
+  });
+
+  app.delete(`${base}/:id`, async (request, reply) => {
+    const workspace = await workspaceOf(request, services, 'admin');
+    const router = await findRouter(workspace, (request.params as { id: string }).id);
+    await routers.remove(workspace.id, router.id);
+    return reply.status(204).send();
+  });
+
+  app.get(`${base}/:id/traffic`, async (request) => {
+    const workspace = await workspaceOf(request, services);
+    const router = await findRouter(workspace, (request.params as { id: string }).id);
+    const { range = '24h' } = request.query as { range?: string };
+    const span = TRAFFIC_RANGES[range];
+    if (span === undefined) throw errors.invalidRequest('"range" must be 1h, 24h or 7d.', 'range');
+    const to = deps.now();
+    const report = await services.usage.traffic(workspace.id, router.id, resolveRange({ from: String(to - span), to: String(to), bucket: 'hour' }, to));
+    return withIsoTimes(report);
+  });
+}

@@ -1,0 +1,61 @@
+import { Center, Loader } from '@mantine/core';
+import { lazy, Suspense, type ReactNode } from 'react';
+import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
+import { AppLayout } from './layout/app-layout';
+import { AuthPage } from './pages/auth-page';
+import { KeysPage } from './pages/keys-page';
+import { MembersPage } from './pages/members-page';
+import { NotFoundPage } from './pages/not-found-page';
+import { PlaygroundPage } from './pages/playground-page';
+import { RouterDetailPage } from './pages/router-detail-page';
+import { RouterEditPage, RouterNewPage } from './pages/router-form-page';
+import { RoutersPage } from './pages/routers-page';
+import { SessionProvider } from './session/session-context';
+
+// Charts (recharts) are the heaviest part of the app: only pages that plot load them.
+const UsagePage = lazy(() => import('./pages/usage-page').then((module) => ({ default: module.UsagePage })));
+const AgentsPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentsPage })));
+const AgentEditPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentEditPage })));
+const ExecutionPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.ExecutionPage })));
+
+const lazyPage = (page: ReactNode) => (
+  <Suspense
+    fallback={
+      <Center py="xl">
+        <Loader aria-label="Loading" />
+      </Center>
+    }
+  >
+    {page}
+  </Suspense>
+);
+
+export function App() {
+  return (
+    <BrowserRouter>
+      <SessionProvider>
+        <Routes>
+          <Route path="/signin" element={<AuthPage mode="signin" />} />
+          <Route path="/signup" element={<AuthPage mode="signup" />} />
+          <Route element={<AppLayout />}>
+            <Route index element={<Navigate to="/routers" replace />} />
+            <Route path="/routers" element={<RoutersPage />} />
+            <Route path="/routers/new" element={<RouterNewPage />} />
+            <Route path="/routers/:id" element={<RouterDetailPage />} />
+            <Route path="/routers/:id/edit" element={<RouterEditPage />} />
+            <Route path="/usage" element={lazyPage(<UsagePage />)} />
+            <Route path="/playground" element={<PlaygroundPage />} />
+            <Route path="/settings" element={<Navigate to="/settings/keys" replace />} />
+            <Route path="/settings/keys" element={<KeysPage />} />
+            <Route path="/settings/members" element={<MembersPage />} />
+            <Route path="/agents" element={lazyPage(<AgentsPage />)} />
+            <Route path="/agents/new" element={lazyPage(<AgentEditPage />)} />
+            <Route path="/agents/:name" element={lazyPage(<AgentEditPage />)} />
+            <Route path="/executions/:id" element={lazyPage(<ExecutionPage />)} />
+            <Route path="*" element={<NotFoundPage />} />
+          </Route>
+        </Routes>
+      </SessionProvider>
+    </BrowserRouter>
+  );
+}
