@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AgentService } from '../agents/agent-service.js';
 import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import type { KeyAuthenticator } from '../auth/key-authenticator.js';
 import type { RequestRateLimiter } from '../limits/request-rate-limiter.js';
@@ -39,6 +40,8 @@ export interface AppDependencies {
   readonly isServerModel?: (model: ChatModel) => boolean;
   /** Uniform in [0, 1), for routing's exploration (latency_optimized). @default Math.random */
   readonly random?: () => number;
+  /** Owners' agents (`model: "agent:<name>"`, /api/v1/agents). Absent: every agent is 404 agent_not_found. */
+  readonly agents?: AgentService;
 }
 
 export interface HttpSettings {

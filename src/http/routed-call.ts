@@ -120,7 +120,7 @@ async function resolveRouter(request: FastifyRequest, bodyModel: string | null |
 }
 
 /** What the schema cannot say: which roles need content, and tool messages' ids. */
-function checkMessages(request: ChatRequest): void {
+export function checkMessages(request: ChatRequest): void {
   request.messages.forEach((message, index) => {
     const hasContent = message.content !== undefined && message.content !== null;
     if (message.role === 'assistant') {

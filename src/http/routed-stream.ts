@@ -11,25 +11,25 @@ import { usageRecordFrom } from './request-state.js';
 import { attemptsForMeta, round, type RoutedRequest } from './routed-call.js';
 
 /** How a stream ended normally. */
-export interface StreamEnd {
+export interface StreamEnd<M = RouterMeta> {
   /** `stop` when the upstream sent no finish part. */
   readonly finishReason: FinishReason;
   /** The provider's counts, or the tokenizer's when it gave none. */
   readonly usage: Usage;
-  readonly meta: RouterMeta;
+  readonly meta: M;
 }
 
 /**
  * One client format's SSE framing. Every method returns whole SSE events
  * (`data: …\n\n`, `event: …\ndata: …\n\n`), written in order with backpressure.
  */
-export interface StreamEncoder {
+export interface StreamEncoder<M = RouterMeta> {
   /** What is sent as soon as a model has started answering. */
   start(): readonly string[];
   part(part: StreamPart): readonly string[];
-  end(end: StreamEnd): readonly string[];
+  end(end: StreamEnd<M>): readonly string[];
   /** The last events of a stream that broke after it had started. */
-  fail(error: GatewayError, meta: RouterMeta): readonly string[];
+  fail(error: GatewayError, meta: M): readonly string[];
 }
 
 /** Builds the encoder once the model that answers is known (its id goes into the events). */
