@@ -145,7 +145,9 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
 
   /** Records a step that failed, and gives the error the run fails with. */
   const stepFailed = async (step: PlannedStep, started: { at: number; perf: number }, error: unknown, spent?: RoutedAnswer): Promise<GatewayError> => {
-    const failure = timeout.signal.aborted && request.signal?.aborted !== true
+    // The run's deadline is also each step's fallback deadline: whichever fired first, it is the timeout.
+    const timedOut = (timeout.signal.aborted || performance.now() >= deadlineAt) && request.signal?.aborted !== true;
+    const failure = timedOut
       ? errors.agentTimeout(`The agent ran longer than its timeout of ${limits.timeoutMs} ms.`)
       : error instanceof GatewayError
         ? error

@@ -280,6 +280,37 @@ describe('agents', () => {
     assert.equal(second?.attempts, 2);
   });
 
+  it('stops cleanly at the cost cap and at the timeout, each with an execution id', async () => {
+    const capped = await api('POST', '/api/v1/agents', {
+      name: 'capped',
+      steps: [
+        { name: 'first', router: gateway.router.id, prompt: 'Combine {{input}}' },
+        { name: 'second', router: gateway.router.id, prompt: 'Combine again {{steps.first.output}}' },
+      ],
+      limits: { max_cost_usd: 0.000000001 },
+    });
+    assert.equal(capped.status, 201, JSON.stringify(capped.body));
+    const overBudget = await chat('agent:capped');
+    assert.equal(overBudget.status, 422, JSON.stringify(overBudget.body));
+    const budgetError = overBudget.body.error as { code: string; execution_id: string };
+    assert.equal(budgetError.code, 'agent_cost_limit_reached');
+    assert.equal(fake.chatRequests().length, 1, 'the second step never started');
+    const budgetRun = (await api('GET', `/api/v1/executions/${budgetError.execution_id}`)).body as unknown as StoredExecution;
+    assert.equal(budgetRun.status, 'failed');
+    assert.deepEqual(budgetRun.steps.map((step) => [step.name, step.status]), [['first', 'succeeded']]);
+
+    fake.reset();
+    fake.setHandler(() => ({ type: 'hang' }));
+    const slow = await api('POST', '/api/v1/agents', { name: 'slow', steps: [{ name: 'only', router: gateway.router.id, prompt: 'anything' }], limits: { timeout_ms: 300 } });
+    assert.equal(slow.status, 201, JSON.stringify(slow.body));
+    const late = await chat('agent:slow');
+    assert.equal(late.status, 504, JSON.stringify(late.body));
+    const lateError = late.body.error as { code: string; execution_id: string };
+    assert.equal(lateError.code, 'agent_timeout');
+    const lateRun = (await api('GET', `/api/v1/executions/${lateError.execution_id}`)).body as unknown as StoredExecution;
+    assert.equal(lateRun.steps[0]?.error?.code, 'agent_timeout');
+  });
+
   it('refuses unknown agents (404) and keys restricted to other routers (403)', async () => {
     const missing = await chat('agent:nobody');
     assert.equal(missing.status, 404);
