@@ -314,6 +314,14 @@ describe('modelport usage mistakes and help', () => {
       'model remove',
       'models list',
       'usage list',
+      'agent create',
+      'agent list',
+      'agent show',
+      'agent runs',
+      'agent execution',
+      'agent run',
+      'agent delete',
+      'eval routing',
     ]);
     for (const [noun, verb] of commands) {
       const nounHelp = await cli(noun ?? '', '--help');
