@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createUsageRecorder, type UsageRecorder } from './accounting/usage-recorder.js';
+import { createAgentService, type AgentService } from './agents/agent-service.js';
 import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
 import { createDashboardServices } from './dashboard/dashboard-services.js';
 import { createServer } from './http/server.js';
 import { createInProcessRateLimiter } from './limits/request-rate-limiter.js';
 import { createServerSecret, type ServerSecret } from './lib/server-secret.js';
+import type { ChatModel } from './providers/contract.js';
 import { createUpstreamDispatcher } from './providers/http-client.js';
 import { createOwnerProviders } from './providers/owner-providers.js';
 import { createProviderRegistry } from './providers/registry.js';
@@ -30,6 +32,8 @@ export interface App {
   readonly health: ProcessModelHealth;
   /** Seals and opens owners' provider keys (for the admin service). */
   readonly secret: ServerSecret;
+  /** Owners' agents, with the routing engine to run them (the CLI's `agent run` uses it in-process). */
+  readonly agents: AgentService;
   /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
   close(): Promise<void>;
 }
@@ -90,6 +94,26 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   );
   // One per process for now, in memory; the interface is storage-agnostic so a shared store can replace it.
   const health = createModelHealth(config.health, now);
+  // The registry builds each server-wide model once: any other instance runs on an owner's own credentials.
+  const isServerModel = (model: ChatModel) => providers.resolve(model.provider, model.modelId) === model;
+  const agents = createAgentService({
+    agents: repositories.agents,
+    executions: repositories.agentExecutions,
+    routerExists: async (ownerId, routerId) => (await repositories.routers.findById(routerId))?.ownerId === ownerId,
+    catalogFor: (ownerId) => ownerCatalogs.forOwner(ownerId),
+    limits: config.agentLimits,
+    runtime: {
+      ownerCatalogs,
+      providers: ownerProviders,
+      health,
+      isServerModel,
+      now,
+      settings: { maxAttempts: config.maxAttempts, fallbackDeadlineMs: config.fallbackDeadlineMs },
+      routers,
+      usage,
+      executions: repositories.agentExecutions,
+    },
+  });
   const server = await createServer(
     {
       logger,
@@ -102,8 +126,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       providers: ownerProviders,
       usage,
       health,
-      // The registry builds each server-wide model once: any other instance runs on an owner's own credentials.
-      isServerModel: (model) => providers.resolve(model.provider, model.modelId) === model,
+      isServerModel,
+      agents,
       dashboard: { services: createDashboardServices(storage, repositories, catalog, now) },
       settings: {
         bodyLimitBytes: config.bodyLimitBytes,
@@ -127,6 +151,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     changes,
     health,
     secret,
+    agents,
     close() {
       closing ??= (async () => {
         changes.stop();

@@ -4,6 +4,7 @@ import { defaultTimeouts, type UpstreamTimeouts } from './providers/http-client.
 import { MIN_SECRET_LENGTH } from './lib/secret-box.js';
 import { defaultHealthOptions, type HealthOptions } from './routing/health/health-options.js';
 import { readProviderCredentials, type ProviderCredentials } from './providers/provider-presets.js';
+import { DEFAULT_AGENT_LIMITS, type AgentLimits } from './agents/agent-definition.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -49,6 +50,10 @@ const environmentSchema = z.object({
   MODELPORT_USAGE_FLUSH_MS: int(10).default(1000),
   MODELPORT_SECRET_KEY: z.string().min(MIN_SECRET_LENGTH, `must have at least ${MIN_SECRET_LENGTH} characters (e.g. from "openssl rand -base64 32")`).optional(),
   MODELPORT_ALLOW_PRIVATE_UPSTREAMS: bool.default(false),
+  MODELPORT_AGENT_MAX_STEPS: int(1).max(100).default(DEFAULT_AGENT_LIMITS.maxSteps),
+  MODELPORT_AGENT_TIMEOUT_MS: int(1).max(2 ** 31 - 1).default(DEFAULT_AGENT_LIMITS.timeoutMs),
+  MODELPORT_AGENT_MAX_COST_USD: z.coerce.number().positive().default(DEFAULT_AGENT_LIMITS.maxCostUsd),
+  MODELPORT_AGENT_MAX_PARALLEL: int(1).max(64).default(DEFAULT_AGENT_LIMITS.maxParallel),
 });
 
 export interface Config {
@@ -79,6 +84,8 @@ export interface Config {
   readonly secretKey: string | undefined;
   /** Owner-supplied base URLs may reach loopback, private and link-local addresses. */
   readonly allowPrivateUpstreams: boolean;
+  /** Agents' limits (MODELPORT_AGENT_*); a definition may lower them. */
+  readonly agentLimits: AgentLimits;
 }
 
 export class ConfigError extends Error {}
@@ -139,5 +146,11 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     usageFlushMs: env.MODELPORT_USAGE_FLUSH_MS,
     secretKey: env.MODELPORT_SECRET_KEY,
     allowPrivateUpstreams: env.MODELPORT_ALLOW_PRIVATE_UPSTREAMS,
+    agentLimits: {
+      maxSteps: env.MODELPORT_AGENT_MAX_STEPS,
+      timeoutMs: env.MODELPORT_AGENT_TIMEOUT_MS,
+      maxCostUsd: env.MODELPORT_AGENT_MAX_COST_USD,
+      maxParallel: env.MODELPORT_AGENT_MAX_PARALLEL,
+    },
   };
 }

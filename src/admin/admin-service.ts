@@ -5,7 +5,9 @@ import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
 import type { UsageRecordRow, UserRow } from '../storage/schema.js';
+import type { AgentLimits } from '../agents/agent-definition.js';
 import { AdminInputError } from './admin-errors.js';
+import { createAgentAdmin } from './agent-admin.js';
 import { createCustomModelAdmin } from './custom-model-admin.js';
 import { createProviderAdmin, type ProviderAdminOptions } from './provider-admin.js';
 import { createRouterAdmin } from './router-admin.js';
@@ -48,7 +50,7 @@ const DEFAULT_USAGE_LIMIT = 100;
  * rule about routers' settings and owners' own provider credentials and models. Without `providers` options (the secret,
  * the SSRF policy) credentials cannot be stored or tested.
  */
-export function createAdminService(repositories: Repositories, catalog: ModelCatalog, now: () => number = Date.now, providers?: ProviderAdminOptions) {
+export function createAdminService(repositories: Repositories, catalog: ModelCatalog, now: () => number = Date.now, providers?: ProviderAdminOptions, agentLimits?: AgentLimits) {
   const ownerByEmail = async (email: string): Promise<UserRow> => {
     const user = await repositories.users.findByEmail(email);
     if (user === undefined) throw new AdminInputError(`No user with email ${email}.`);
@@ -59,6 +61,7 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
     ...createProviderAdmin(repositories, catalog, ownerByEmail, providers),
     ...createCustomModelAdmin(repositories, catalog, ownerByEmail),
     ...createRouterAdmin(repositories, catalog, ownerByEmail),
+    ...createAgentAdmin(repositories, catalog, ownerByEmail, agentLimits),
 
     async createUser(email: string, password: string): Promise<UserRow> {
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AdminInputError(`"${email}" is not an email address.`);

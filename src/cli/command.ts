@@ -29,6 +29,8 @@ export interface OptionValues {
   /** A string option declared `required`; main has already checked that it is present. */
   requiredString(name: string): string;
   boolean(name: string): boolean;
+  /** The command's positional argument (`agent show NAME`), when it declares one. */
+  positional(): string | undefined;
 }
 
 export interface CommandContext {
@@ -37,6 +39,8 @@ export interface CommandContext {
   now(): number;
   /** The whole of standard input, for secrets that should not be on the command line. */
   readStdin(): Promise<string>;
+  /** The environment, for commands that build the whole service in-process (`agent run`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 export interface CommandResult {
@@ -57,6 +61,8 @@ export interface CommandSpec {
   /** A paragraph for the command's own `--help`. */
   readonly description: string;
   readonly options: Readonly<Record<string, OptionSpec>>;
+  /** One positional argument after the verb (`agent show NAME`); without it, positionals are refused. */
+  readonly positional?: { readonly valueName: string; readonly description: string };
   readonly examples: readonly string[];
   run(options: OptionValues, context: CommandContext): Promise<CommandResult>;
 }

@@ -24,7 +24,8 @@ function synopsis(command: CommandSpec): string {
     const label = optionLabel(name, option);
     return option.required === true ? label : `[${label}]`;
   });
-  return ['modelport', command.noun, command.verb, ...parts, '[--json]'].join(' ');
+  const positional = command.positional === undefined ? [] : [`<${command.positional.valueName}>`];
+  return ['modelport', command.noun, command.verb, ...positional, ...parts, '[--json]'].join(' ');
 }
 
 function commandLines(commands: readonly CommandSpec[]): string[] {

@@ -5,6 +5,7 @@ import { loadShippedCatalog } from '../routing/catalog.js';
 import type { Config } from '../config.js';
 import type { Storage } from '../storage/database.js';
 import { UsageError, type CommandContext, type CommandSpec, type OptionValues } from './command.js';
+import { agentCommands } from './agent-commands.js';
 import { evalCommands } from './eval-commands.js';
 import { COMMON_OPTIONS, renderCommandHelp, renderNounHelp, renderOverview } from './help.js';
 import { keyCommands } from './key-commands.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...modelCommands,
   ...modelsCommands,
   ...usageCommands,
+  ...agentCommands,
   ...evalCommands,
 ];
 
@@ -90,7 +92,7 @@ function parseOptions(command: CommandSpec, args: readonly string[]): { values: 
   for (const [option, spec] of Object.entries(declared)) config[option] = option === 'help' ? { type: spec.type, short: 'h' } : { type: spec.type };
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...args], options: config, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: [...args], options: config, strict: true, allowPositionals: command.positional !== undefined });
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? error.code : undefined;
     const quoted = error instanceof Error ? /'([^']+)'/.exec(error.message)?.[1] : undefined;
@@ -114,7 +116,9 @@ function parseOptions(command: CommandSpec, args: readonly string[]): { values: 
       return value;
     },
     boolean: (option) => values[option] === true,
+    positional: () => parsed.positionals[0],
   };
+  if (parsed.positionals.length > 1) throw new UsageError(`Unexpected argument "${parsed.positionals[1] ?? ''}": "${name}" takes one ${command.positional?.valueName ?? 'argument'}.`, name);
   return { values: reader, json: values.json === true };
 }
 
@@ -141,7 +145,7 @@ async function openAdmin(env: CliIo['env'], onOpened: (storage: Storage) => void
   const storage = openStorage(config.databaseUrl);
   onOpened(storage);
   await migrateToLatest(storage);
-  return createAdminService(createRepositories(storage), loadShippedCatalog(), Date.now, providerAdminOptionsFrom(config, sqliteFilePath(config.databaseUrl)));
+  return createAdminService(createRepositories(storage), loadShippedCatalog(), Date.now, providerAdminOptionsFrom(config, sqliteFilePath(config.databaseUrl)), config.agentLimits);
 }
 
 /** The message of an unexpected error, without its stack (an unreachable database often has an empty message). */
@@ -170,6 +174,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return admin;
     },
     now: () => Date.now(),
+    env: io.env,
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));

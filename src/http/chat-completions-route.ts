@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatRequest } from '../providers/contract.js';
+import { completeAgent } from './agent-completion.js';
 import { streamCompletion } from './chat-stream.js';
 import { chatRequestSchema, type ChatRequestBody } from './chat-request-schema.js';
 import type { AppDependencies } from './dependencies.js';
@@ -16,6 +17,11 @@ export const CHAT_COMPLETION_PATHS = [
 export function registerChatCompletions(app: FastifyInstance, deps: AppDependencies): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as ChatRequestBody;
+    // `agent:<name>` in the body runs an agent; a router id in the path wins over it (spec 4.1 rule 2).
+    if ((request.params as { routerId?: string }).routerId === undefined && typeof body.model === 'string' && body.model.startsWith('agent:')) {
+      const agent = { name: body.model.slice('agent:'.length), chatRequest: toChatRequest(body), stream: body.stream === true };
+      return completeAgent(request, reply, { ...agent, includeUsage: body.stream_options?.include_usage === true }, deps);
+    }
     const routed = await prepareRoutedCall(request, reply, { chatRequest: toChatRequest(body), bodyModel: body.model, idPrefix: 'chatcmpl-' }, deps);
     return runRoutedCall(request, routed, deps, async () => {
       if (body.stream === true) return streamCompletion(request, reply, routed, deps, body.stream_options?.include_usage === true);

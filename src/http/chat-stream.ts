@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamPart } from '../providers/contract.js';
 import type { ModelInfo } from '../routing/catalog.js';
 import type { AppDependencies } from './dependencies.js';
-import { chunkBody, openAIUsage } from './openai-response.js';
+import { chunkBody, openAIUsage, type RouterMeta } from './openai-response.js';
 import type { RoutedRequest } from './routed-call.js';
 import { streamRoutedCall, type StreamEncoder } from './routed-stream.js';
 
@@ -17,7 +17,8 @@ export function streamCompletion(request: FastifyRequest, reply: FastifyReply, r
 
 const event = (data: string) => `data: ${data}\n\n`;
 
-function createOpenAIStreamEncoder(routed: RoutedRequest, model: ModelInfo, includeUsage: boolean): StreamEncoder {
+/** The OpenAI chunk encoder; `M` is the `_meta` it carries (a router's, or an agent's). */
+export function createOpenAIStreamEncoder<M = RouterMeta>(routed: Pick<RoutedRequest, 'completionId' | 'created'>, model: ModelInfo, includeUsage: boolean): StreamEncoder<M> {
   const base = { id: routed.completionId, created: routed.created, model: model.id };
   return {
     start: () => [event(chunkBody(base, { role: 'assistant', content: '', refusal: null }, null))],

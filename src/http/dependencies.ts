@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AgentService } from '../agents/agent-service.js';
 import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import type { KeyAuthenticator } from '../auth/key-authenticator.js';
 import type { RequestRateLimiter } from '../limits/request-rate-limiter.js';
@@ -42,6 +43,8 @@ export interface AppDependencies {
   readonly random?: () => number;
   /** The dashboard's API (/api/dashboard) and web app (/). Absent: neither is served. */
   readonly dashboard?: { readonly services: DashboardServices; /** Built web app. @default web/dist */ readonly webRoot?: string };
+  /** Owners' agents (`model: "agent:<name>"`, /api/v1/agents). Absent: every agent is 404 agent_not_found. */
+  readonly agents?: AgentService;
 }
 
 export interface HttpSettings {

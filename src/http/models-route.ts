@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDependencies } from './dependencies.js';
 
 /**
- * GET /api/router/models (and /v1/models): the routers (and, later, agents) the
+ * GET /api/router/models (and /v1/models): the routers and agents (`agent:<name>`) the
  * calling key may use, in OpenAI's list shape, so clients that list models work.
  */
 export function registerModels(app: FastifyInstance, deps: AppDependencies): void {
@@ -11,18 +11,31 @@ export function registerModels(app: FastifyInstance, deps: AppDependencies): voi
     if (key === undefined) return { object: 'list', data: [] };
     const routers = await deps.routers.listByOwner(key.ownerId);
     const allowed = key.routerIds === undefined ? routers : routers.filter((router) => key.routerIds?.includes(router.id));
+    const agents = deps.agents === undefined ? [] : await deps.agents.list(key.ownerId);
     return {
       object: 'list',
-      data: allowed.map((router) => ({
-        id: router.id,
-        object: 'model',
-        created: Math.floor(router.createdAt / 1000),
-        owned_by: 'modelport',
-        name: router.name,
-        strategy: router.strategy,
-      })),
+      data: [
+        ...allowed.map((router) => ({
+          id: router.id,
+          object: 'model',
+          created: Math.floor(router.createdAt / 1000),
+          owned_by: 'modelport',
+          name: router.name,
+          strategy: router.strategy,
+        })),
+        // A restricted key sees only the agents it may run (every step through a router it may use).
+        ...agents
+          .filter((agent) => key.routerIds === undefined || agentSteps(agent.definition).every((step) => step.router !== undefined && key.routerIds?.includes(step.router) === true))
+          .map((agent) => ({ id: `agent:${agent.name}`, object: 'model', created: Math.floor(agent.createdAt / 1000), owned_by: 'modelport', name: agent.name, description: agent.description })),
+      ],
     };
   };
   app.get('/api/router/models', handler);
   app.get('/api/router/v1/models', handler);
+}
+
+/** The steps of a stored definition, as far as listing needs them. */
+function agentSteps(definition: unknown): { router?: string }[] {
+  const steps = (definition as { steps?: unknown }).steps;
+  return Array.isArray(steps) ? (steps as { router?: string }[]) : [];
 }

@@ -1,4 +1,5 @@
 import type { AssistantMessage, FinishReason, Usage } from '../providers/contract.js';
+import type { AgentMeta } from '../agents/agent-executor.js';
 import type { RoutingMeta } from '../routing/plan-route.js';
 
 /** The `_meta` object of a router response (spec 2.3), plus ModelPort's extra fields. */
@@ -38,7 +39,7 @@ export function chatCompletionBody(input: {
   finishReason: FinishReason;
   usage: Usage;
   systemFingerprint: string | null | undefined;
-  meta: RouterMeta;
+  meta: RouterMeta | AgentMeta;
 }): Record<string, unknown> {
   const message: Record<string, unknown> = { role: 'assistant', content: input.message.content, refusal: input.message.refusal ?? null };
   if (input.message.toolCalls && input.message.toolCalls.length > 0) message.tool_calls = input.message.toolCalls;

@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { accountCall } from '../accounting/call-accounting.js';
 import { GatewayError, errors } from '../lib/errors.js';
-import type { ChatRequest, ChatResult, ToolCall, Usage } from '../providers/contract.js';
+import type { ChatRequest, ChatResult, Usage } from '../providers/contract.js';
 import type { ModelResolver } from '../providers/registry.js';
 import type { ModelInfo } from '../routing/catalog.js';
-import { DEFAULT_FALLBACK_DEADLINE_MS } from '../config.js';
-import { RoutingFailure, callWithFallback, type Attempt, type FallbackOptions } from '../routing/fallback.js';
-import { ownerScopedKey } from '../routing/health/health-keys.js';
-import { planRoute, plannedModels, routingMeta, type RoutingMeta } from '../routing/plan-route.js';
+import { RoutingFailure, type Attempt } from '../routing/fallback.js';
+import type { RoutingMeta } from '../routing/plan-route.js';
+import { callRoute, prepareRoute, routeFallbackOptions, type PreparedRoute } from '../routing/route-and-call.js';
 import type { StrategyName } from '../routing/strategies/routing-strategy.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
 import type { AppDependencies } from './dependencies.js';
@@ -27,7 +25,7 @@ import { usageRecordFrom } from './request-state.js';
 const MAX_ROUTER_ID_LENGTH = 128;
 
 /** A routed request, resolved and ranked, ready to call. */
-export interface RoutedRequest {
+export interface RoutedRequest extends PreparedRoute {
   readonly router: RouterRecord;
   readonly strategy: StrategyName;
   readonly chatRequest: ChatRequest;
@@ -68,22 +66,7 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
   // Everything that makes the request itself invalid (400) is found before the router is looked up (404/403).
   checkMessages(input.chatRequest);
   const router = await resolveRouter(request, input.bodyModel, deps);
-  const [catalog, resolveModel] = await Promise.all([deps.ownerCatalogs.forOwner(router.ownerId), deps.providers.forOwner(router.ownerId)]);
-  // Health under the key fallback reports to: an owner's own credentials keep theirs apart.
-  const healthKey = (info: ModelInfo): string => {
-    const model = deps.isServerModel === undefined ? undefined : resolveModel(info.provider, info.model);
-    return model === undefined || deps.isServerModel?.(model) !== false ? info.id : ownerScopedKey(info.id, router.ownerId);
-  };
-  const plan = planRoute({
-    router,
-    request: input.chatRequest,
-    catalog,
-    health: deps.health,
-    healthKey,
-    now: deps.now(),
-    random: deps.random ?? Math.random,
-    isCallable: (provider, model) => resolveModel(provider, model) !== undefined,
-  });
+  const plan = await prepareRoute(router, input.chatRequest, deps);
   void reply.header('x-modelport-router-decision', plan.strategy);
 
   const abort = new AbortController();
@@ -91,16 +74,12 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
     if (!reply.raw.writableFinished) abort.abort();
   });
   return {
+    ...plan,
     router,
-    strategy: plan.strategy,
     chatRequest: input.chatRequest,
-    candidates: plannedModels(plan),
-    routing: routingMeta(plan),
-    resolveModel,
     completionId: `${input.idPrefix}${randomBytes(12).toString('base64url')}`,
     created: Math.floor(deps.now() / 1000),
     signal: abort.signal,
-    estimatedPromptTokens: plan.promptTokens,
   };
 }
 
@@ -141,7 +120,7 @@ async function resolveRouter(request: FastifyRequest, bodyModel: string | null |
 }
 
 /** What the schema cannot say: which roles need content, and tool messages' ids. */
-function checkMessages(request: ChatRequest): void {
+export function checkMessages(request: ChatRequest): void {
   request.messages.forEach((message, index) => {
     const hasContent = message.content !== undefined && message.content !== null;
     if (message.role === 'assistant') {
@@ -170,21 +149,9 @@ export interface CompletedCall {
 /** Calls the candidates best-first until one answers, then accounts the call and fills the usage state. */
 export async function completeRoutedCall(request: FastifyRequest, reply: FastifyReply, routed: RoutedRequest, deps: AppDependencies): Promise<CompletedCall> {
   const state = request.gateway;
-  let upstreamStarted = 0;
-  const measure = (answer: ChatResult, elapsedMs: number) => ({ totalMs: elapsedMs, completionTokens: answer.usage?.completionTokens });
-  const outcome = await callWithFallback(routed.candidates, routed.resolveModel, fallbackOptions(request, routed, deps, measure), (model, _info, { signal }) => {
-    upstreamStarted = performance.now();
-    return model.generate(routed.chatRequest, { signal });
-  });
-  const generationMs = performance.now() - upstreamStarted;
-  const result = outcome.value;
-  const account = accountCall({
-    model: outcome.model,
-    request: routed.chatRequest,
-    usage: result.usage,
-    generatedText: (result.message.content ?? '') + toolCallText(result.message.toolCalls),
-    generationMs,
-  });
+  const outcome = await callRoute(routed, routed.chatRequest, deps, { startedAt: state.startedAt, signal: routed.signal });
+  const result = outcome.result;
+  const account = outcome;
   const latencyMs = round(performance.now() - state.startedAt);
   Object.assign(state, {
     model: outcome.model.id,
@@ -212,33 +179,8 @@ export async function completeRoutedCall(request: FastifyRequest, reply: Fastify
   return { result, model: outcome.model, usage: account.usage, meta };
 }
 
-/**
- * How fallback runs for a routed request: the attempt limit, the deadline
- * counted from the request's arrival, the client's signal, and health under
- * the right key (an owner's own credentials keep their health apart).
- */
-export function fallbackOptions<T>(request: FastifyRequest, routed: RoutedRequest, deps: AppDependencies, measure: FallbackOptions<T>['measure']): FallbackOptions<T> {
-  const { health, isServerModel } = deps;
-  const ownerId = routed.router.ownerId;
-  return {
-    maxAttempts: deps.settings.maxAttempts,
-    now: () => performance.now(),
-    deadlineAt: request.gateway.startedAt + (deps.settings.fallbackDeadlineMs ?? DEFAULT_FALLBACK_DEADLINE_MS),
-    signal: routed.signal,
-    health:
-      health === undefined
-        ? undefined
-        : { state: health, now: deps.now, keyOf: (info, model) => (isServerModel === undefined || isServerModel(model) ? info.id : ownerScopedKey(info.id, ownerId)) },
-    measure,
-  };
-}
-
 export function attemptsForMeta(attempts: readonly Attempt[]): RouterMeta['attempts'] {
   return attempts.map((attempt) => ({ ...attempt }));
-}
-
-export function toolCallText(toolCalls: readonly ToolCall[] | undefined): string {
-  return toolCalls?.map((call) => call.function.name + call.function.arguments).join('') ?? '';
 }
 
 export function round(value: number, digits = 2): number {

@@ -4,32 +4,32 @@ import { accountCall } from '../accounting/call-accounting.js';
 import { GatewayError } from '../lib/errors.js';
 import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '../providers/contract.js';
 import type { ModelInfo } from '../routing/catalog.js';
-import { callWithFallback } from '../routing/fallback.js';
+import { streamRoute } from '../routing/route-and-call.js';
 import type { AppDependencies } from './dependencies.js';
 import type { RouterMeta } from './openai-response.js';
 import { usageRecordFrom } from './request-state.js';
-import { attemptsForMeta, fallbackOptions, round, type RoutedRequest } from './routed-call.js';
+import { attemptsForMeta, round, type RoutedRequest } from './routed-call.js';
 
 /** How a stream ended normally. */
-export interface StreamEnd {
+export interface StreamEnd<M = RouterMeta> {
   /** `stop` when the upstream sent no finish part. */
   readonly finishReason: FinishReason;
   /** The provider's counts, or the tokenizer's when it gave none. */
   readonly usage: Usage;
-  readonly meta: RouterMeta;
+  readonly meta: M;
 }
 
 /**
  * One client format's SSE framing. Every method returns whole SSE events
  * (`data: …\n\n`, `event: …\ndata: …\n\n`), written in order with backpressure.
  */
-export interface StreamEncoder {
+export interface StreamEncoder<M = RouterMeta> {
   /** What is sent as soon as a model has started answering. */
   start(): readonly string[];
   part(part: StreamPart): readonly string[];
-  end(end: StreamEnd): readonly string[];
+  end(end: StreamEnd<M>): readonly string[];
   /** The last events of a stream that broke after it had started. */
-  fail(error: GatewayError, meta: RouterMeta): readonly string[];
+  fail(error: GatewayError, meta: M): readonly string[];
 }
 
 /** Builds the encoder once the model that answers is known (its id goes into the events). */
@@ -52,14 +52,8 @@ export async function streamRoutedCall(
 ): Promise<void> {
   const state = request.gateway;
   state.streamed = true;
-  // The call resolves at the first part: its duration is the time to first token.
-  const measure = (_first: unknown, elapsedMs: number) => ({ ttftMs: elapsedMs, totalMs: elapsedMs });
-  const outcome = await callWithFallback(routed.candidates, routed.resolveModel, fallbackOptions(request, routed, deps, measure), async (model, _info, { signal }) => {
-    const iterator = (await model.stream(routed.chatRequest, { signal }))[Symbol.asyncIterator]();
-    const first = await iterator.next();
-    return { iterator, first, firstAt: performance.now() };
-  });
-  const { iterator, firstAt } = outcome.value;
+  const outcome = await streamRoute(routed, routed.chatRequest, deps, { startedAt: state.startedAt, signal: routed.signal });
+  const { iterator, firstAt } = outcome;
   const encoder = createEncoder(outcome.model);
   const raw = reply.raw;
 
@@ -94,7 +88,7 @@ export async function streamRoutedCall(
 
   await write(encoder.start());
   try {
-    if (!outcome.value.first.done) await apply(outcome.value.first.value);
+    if (!outcome.first.done) await apply(outcome.first.value);
     for (;;) {
       const next = await iterator.next();
       if (next.done) break;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readBearerToken } from '../auth/api-key-format.js';
 import { errors, GatewayError } from '../lib/errors.js';
 import { rateLimitHeaders } from '../limits/request-rate-limiter.js';
+import { agentsApi } from './agents-api.js';
 import { anthropicMessagesApi } from './anthropic/messages-route.js';
 import { registerChatCompletions } from './chat-completions-route.js';
 import type { AppDependencies } from './dependencies.js';
@@ -58,6 +59,7 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
   registerChatCompletions(app, deps);
   registerModels(app, deps);
   await app.register(anthropicMessagesApi, deps);
+  await app.register(agentsApi, deps);
 }
 
 /** The key from `Authorization: Bearer …`, or, on routes that accept it, from `x-api-key`. */

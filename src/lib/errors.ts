@@ -152,4 +152,15 @@ export const errors = {
     new GatewayError(409, 'invalid_request_error', code, message),
   personalWorkspace: () =>
     new GatewayError(400, 'invalid_request_error', 'personal_workspace', 'A personal workspace has no other members: create an organisation to share routers and keys.'),
+  invalidAgent: (message: string, param: string | null) =>
+    new GatewayError(400, 'invalid_request_error', 'invalid_agent', message, { param }),
+  agentExists: (name: string) =>
+    new GatewayError(409, 'invalid_request_error', 'agent_already_exists', `You already have an agent named "${clip(name)}"; PUT /api/v1/agents/${clip(name)} saves a new version.`),
+  executionNotFound: (id: string) =>
+    new GatewayError(404, 'not_found_error', 'execution_not_found', `Execution "${clip(id)}" not found.`),
+  agentCostLimit: (message: string) => new GatewayError(422, 'invalid_request_error', 'agent_cost_limit_reached', message),
+  agentTimeout: (message: string) => new GatewayError(504, 'api_error', 'agent_timeout', message),
+  agentStepOutputInvalid: (message: string) => new GatewayError(502, 'upstream_error', 'agent_step_output_invalid', message),
+  keyRestricted: () =>
+    new GatewayError(403, 'authorization_error', 'key_restricted', 'This API key is restricted to some routers; managing agents needs a key with access to all of its owner\'s routers.'),
 } as const;

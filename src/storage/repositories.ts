@@ -1,3 +1,5 @@
+import { createAgentExecutionsRepository } from './agent-executions-repository.js';
+import { createAgentsRepository } from './agents-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createChangesRepository } from './changes-repository.js';
 import { createCustomModelsRepository } from './custom-models-repository.js';
@@ -16,6 +18,8 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     changes: createChangesRepository(storage.db),
     providerCredentials: createProviderCredentialsRepository(storage.db, now),
     customModels: createCustomModelsRepository(storage.db, now),
+    agents: createAgentsRepository(storage.db, now),
+    agentExecutions: createAgentExecutionsRepository(storage.db),
   };
 }
 

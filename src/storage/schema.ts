@@ -95,6 +95,76 @@ export interface CustomModelsTable {
   updated_at: Millis;
 }
 
+export interface AgentsTable {
+  id: string;
+  owner_id: string;
+  /** Slug, unique among the owner's live agents. */
+  name: string;
+  description: string;
+  /** The current version (1, 2…). */
+  version: number;
+  /** The current version's definition, JSON. */
+  definition: string;
+  created_at: Millis;
+  updated_at: Millis;
+  deleted_at: Millis | null;
+}
+
+export interface AgentVersionsTable {
+  agent_id: string;
+  version: number;
+  definition: string;
+  created_at: Millis;
+}
+
+export interface AgentExecutionsTable {
+  id: string;
+  owner_id: string;
+  agent_id: string;
+  agent_name: string;
+  agent_version: number;
+  key_id: string | null;
+  /** running, succeeded or failed. */
+  status: string;
+  /** 0 or 1. */
+  streamed: number;
+  input: string;
+  output: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  steps_executed: number;
+  total_cost_usd: number;
+  total_latency_ms: number;
+  total_carbon_grams: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** JSON array of provider:model ids. */
+  models_used: string;
+  started_at: Millis;
+  finished_at: Millis | null;
+}
+
+export interface AgentExecutionStepsTable {
+  execution_id: string;
+  name: string;
+  position: number;
+  /** succeeded, failed or cancelled. */
+  status: string;
+  router_id: string | null;
+  model: string | null;
+  attempts: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  latency_ms: number;
+  carbon_grams: number;
+  output: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  started_at: Millis;
+  finished_at: Millis;
+}
+
 export interface ChangeCounterTable {
   id: number;
   version: ColumnType<number, number, number>;
@@ -143,6 +213,10 @@ export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
   key_rotations: KeyRotationsTable;
+  agents: AgentsTable;
+  agent_versions: AgentVersionsTable;
+  agent_executions: AgentExecutionsTable;
+  agent_execution_steps: AgentExecutionStepsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -152,4 +226,7 @@ export type ProviderCredentialRow = Selectable<ProviderCredentialsTable>;
 export type CustomModelRow = Selectable<CustomModelsTable>;
 export type UsageRecordRow = Selectable<UsageRecordsTable>;
 export type NewUsageRecord = Insertable<UsageRecordsTable>;
+export type AgentRow = Selectable<AgentsTable>;
+export type AgentExecutionRow = Selectable<AgentExecutionsTable>;
+export type AgentExecutionStepRow = Selectable<AgentExecutionStepsTable>;
 export type { Generated };

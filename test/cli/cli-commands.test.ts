@@ -315,6 +315,13 @@ describe('modelport usage mistakes and help', () => {
       'model remove',
       'models list',
       'usage list',
+      'agent create',
+      'agent list',
+      'agent show',
+      'agent runs',
+      'agent execution',
+      'agent run',
+      'agent delete',
       'eval routing',
     ]);
     for (const [noun, verb] of commands) {

@@ -44,6 +44,8 @@ export interface FakeTransport {
   readonly hangAfterEvents?: number;
   /** Extra response headers. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Hold the response until this settles (e.g. until another request has arrived). */
+  readonly waitFor?: Promise<unknown>;
 }
 
 /** A successful completion, streamed or not as the request asks. */
@@ -118,6 +120,10 @@ export interface RecordedRequest {
   readonly finished: boolean;
   /** Settles when the exchange is over, either way. */
   readonly closed: Promise<void>;
+  /** performance.now() when the request arrived (this process's monotonic clock). */
+  readonly arrivedAt: number;
+  /** performance.now() when the exchange ended, either way; undefined until then. */
+  readonly completedAt: number | undefined;
 }
 
 export type FakeHandler = (request: RecordedRequest) => FakeBehaviour | undefined;
@@ -604,6 +610,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       aborted: false,
       finished: false,
       closed,
+      arrivedAt: performance.now(),
+      completedAt: undefined as number | undefined,
     };
     const exchange: Exchange = {
       request,
@@ -616,6 +624,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       open: () => !response.destroyed && !response.writableEnded,
     };
     response.once('close', () => {
+      record.completedAt = performance.now();
       record.finished = response.writableFinished;
       record.aborted = !response.writableFinished && !closedByFake;
       resolveClosed();
@@ -673,6 +682,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       behaviour = dialect?.refuseBody(record.path, record.body) ?? queue.shift() ?? handler?.(record) ?? { type: 'answer' };
     }
     record.behaviour = behaviour;
+    const waitFor = 'transport' in behaviour ? behaviour.transport?.waitFor : undefined;
+    if (waitFor !== undefined) await Promise.race([waitFor, once(response, 'close')]);
     try {
       await perform(exchange, behaviour, dialect ? dialect.requestBody(record.path, record.body) : record.body, dialect);
     } catch {

@@ -1,0 +1,408 @@
+import type { UsageRecorder } from '../accounting/usage-recorder.js';
+import { accountCall } from '../accounting/call-accounting.js';
+import { GatewayError, errors } from '../lib/errors.js';
+import { createId } from '../lib/random-id.js';
+import type { ChatMessage, ChatRequest, ToolDefinition, Usage } from '../providers/contract.js';
+import { RoutingFailure } from '../routing/fallback.js';
+import { callRoute, prepareRoute, streamRoute, toolCallText, type PreparedRoute, type RouteCallDependencies, type RoutedAnswer, type StartedStream } from '../routing/route-and-call.js';
+import type { AgentExecutionsRepository, StepRecord } from '../storage/agent-executions-repository.js';
+import type { AgentRecord } from '../storage/agents-repository.js';
+import type { RouterRecord } from '../storage/routers-repository.js';
+import type { AgentPlan, PlannedStep } from './agent-definition.js';
+import { runSchedule } from './agent-scheduler.js';
+import { renderTemplate, TemplateError, type TemplateValues } from './agent-template.js';
+
+/** What running agents needs: the routing engine's dependencies, routers, usage and execution records. */
+export interface AgentRuntime extends RouteCallDependencies {
+  readonly routers: { find(id: string): Promise<RouterRecord | undefined> };
+  readonly usage: Pick<UsageRecorder, 'record'>;
+  readonly executions: AgentExecutionsRepository;
+}
+
+export interface AgentRunRequest {
+  readonly ownerId: string;
+  readonly keyId: string | undefined;
+  readonly agent: AgentRecord;
+  readonly plan: AgentPlan;
+  readonly messages: readonly ChatMessage[];
+  /** The final step streams; the others never do. */
+  readonly stream: boolean;
+  /** The client's signal: its abort ends the run. */
+  readonly signal?: AbortSignal | undefined;
+  /** performance.now() when the run was asked for: total_latency and the timeout count from it. */
+  readonly startedAt: number;
+}
+
+/** A step in `_meta.steps`. */
+export interface AgentStepMeta {
+  readonly name: string;
+  readonly status: StepRecord['status'];
+  readonly router: string | null;
+  readonly model: string | null;
+  readonly cost: number;
+  readonly latency: number;
+  readonly carbon: number;
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+}
+
+/** The agent form of `_meta` (spec 2.3), plus total_carbon, agent_version and steps. */
+export interface AgentMeta {
+  readonly execution_id: string;
+  readonly agent_name: string;
+  readonly agent_version: number;
+  readonly steps_executed: number;
+  readonly total_cost: number;
+  readonly total_latency: number;
+  readonly total_carbon: number;
+  readonly models_used: readonly string[];
+  readonly steps: readonly AgentStepMeta[];
+}
+
+export interface StreamFinish {
+  readonly generatedText: string;
+  /** The provider's counts; undefined: counted with the tokenizer. */
+  readonly usage: Usage | undefined;
+  /** Set when the stream broke after it had started. */
+  readonly failure?: GatewayError | undefined;
+}
+
+export type AgentRunResult =
+  | { readonly kind: 'answer'; readonly executionId: string; readonly answer: RoutedAnswer; readonly meta: AgentMeta }
+  | {
+      readonly kind: 'stream';
+      readonly executionId: string;
+      readonly stream: StartedStream;
+      /** Accounts and records the final step once its stream ended; gives the `_meta` for the last chunk. */
+      finish(end: StreamFinish): Promise<AgentMeta>;
+    };
+
+/**
+ * Runs an agent: the steps before the last as their dependencies allow (in
+ * parallel up to the limit), each through the routing engine with fallback,
+ * then the last step, whose output is the answer (streamed when asked).
+ * Every step is recorded as it ends, with a usage record of its own; a failing
+ * step, the timeout or the cost cap fails the run with the execution id in the
+ * error, and what ran before is kept.
+ */
+export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest): Promise<AgentRunResult> {
+  const { plan, agent } = request;
+  const limits = plan.limits;
+  const executionId = createId('exe');
+  await runtime.executions.start({
+    id: executionId,
+    ownerId: request.ownerId,
+    agentId: agent.id,
+    agentName: agent.name,
+    agentVersion: agent.version,
+    keyId: request.keyId,
+    streamed: request.stream,
+    input: lastUserText(request.messages),
+    startedAt: runtime.now(),
+  });
+
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new DOMException('agent timeout', 'TimeoutError')), limits.timeoutMs);
+  const signal = request.signal === undefined ? timeout.signal : AbortSignal.any([request.signal, timeout.signal]);
+  const deadlineAt = request.startedAt + limits.timeoutMs;
+  const records: StepRecord[] = [];
+  const values: TemplateValues & { steps: Map<string, { output: string; json?: unknown }> } = {
+    input: lastUserText(request.messages),
+    messages: conversationText(request.messages),
+    steps: new Map(),
+  };
+  const totalCost = () => records.reduce((sum, record) => sum + record.costUsd, 0);
+  const checkCost = () => {
+    const spent = totalCost();
+    if (spent >= limits.maxCostUsd) {
+      throw errors.agentCostLimit(`The run has cost $${round(spent, 6)}, at or above the agent's cap of $${limits.maxCostUsd}; no further step was started.`);
+    }
+  };
+
+  const record = (step: PlannedStep, entry: Omit<StepRecord, 'name' | 'position' | 'routerId'>, errorStatus: number | null) => {
+    const full: StepRecord = { ...entry, name: step.definition.name, position: step.position, routerId: step.definition.router ?? null };
+    records.push(full);
+    runtime.usage.record({
+      id: `${executionId}:${full.name}`,
+      created_at: full.finishedAt,
+      owner_id: request.ownerId,
+      key_id: request.keyId ?? null,
+      router_id: full.routerId,
+      model: full.model,
+      status: errorStatus ?? 200,
+      error_code: full.errorCode,
+      streamed: request.stream && step.definition.name === plan.finalStep ? 1 : 0,
+      prompt_tokens: full.promptTokens,
+      completion_tokens: full.completionTokens,
+      total_tokens: full.promptTokens + full.completionTokens,
+      cost_usd: full.costUsd,
+      latency_ms: full.latencyMs,
+      carbon_grams: full.carbonGrams,
+      attempts: full.attempts,
+    });
+    return runtime.executions.recordStep(executionId, full);
+  };
+
+  /** Records a step that failed, and gives the error the run fails with. */
+  const stepFailed = async (step: PlannedStep, started: { at: number; perf: number }, error: unknown, spent?: RoutedAnswer): Promise<GatewayError> => {
+    // The run's deadline is also each step's fallback deadline: whichever fired first, it is the timeout.
+    const timedOut = (timeout.signal.aborted || performance.now() >= deadlineAt) && request.signal?.aborted !== true;
+    const failure = timedOut
+      ? errors.agentTimeout(`The agent ran longer than its timeout of ${limits.timeoutMs} ms.`)
+      : error instanceof GatewayError
+        ? error
+        : errors.internal(error);
+    await record(
+      step,
+      {
+        status: 'failed',
+        model: spent?.model.id ?? null,
+        attempts: error instanceof RoutingFailure ? error.attempts.filter((attempt) => attempt.outcome !== 'skipped').length : spent?.attempts.length ?? 0,
+        promptTokens: spent?.usage.promptTokens ?? 0,
+        completionTokens: spent?.usage.completionTokens ?? 0,
+        costUsd: spent?.costUsd ?? 0,
+        latencyMs: round(performance.now() - started.perf),
+        carbonGrams: spent?.carbonGrams ?? 0,
+        output: spent?.result.message.content ?? null,
+        errorCode: failure.code,
+        errorMessage: failure.message,
+        startedAt: started.at,
+        finishedAt: runtime.now(),
+      },
+      failure.status,
+    );
+    return failure;
+  };
+
+  const prepare = async (step: PlannedStep, chatRequest: ChatRequest): Promise<PreparedRoute> => {
+    const { router: routerId, model } = step.definition;
+    if (routerId !== undefined) {
+      const router = await runtime.routers.find(routerId);
+      if (router === undefined || router.ownerId !== request.ownerId) throw errors.routerNotFound(routerId);
+      return prepareRoute(router, chatRequest, runtime);
+    }
+    // One model, no fallback: routed as a router of that model alone, so eligibility, health and accounting are the same.
+    return prepareRoute({ ownerId: request.ownerId, strategy: 'cost_optimized', models: [model ?? ''] }, chatRequest, runtime);
+  };
+
+  const runStep = async (step: PlannedStep): Promise<RoutedAnswer> => {
+    const started = { at: runtime.now(), perf: performance.now() };
+    let answer: RoutedAnswer | undefined;
+    try {
+      const chatRequest = buildRequest(step, values);
+      const route = await prepare(step, chatRequest);
+      answer = await callRoute(route, chatRequest, runtime, { startedAt: started.perf, signal, deadlineAt });
+      const output = answer.result.message.content ?? (answer.result.message.toolCalls === undefined ? '' : JSON.stringify(answer.result.message.toolCalls));
+      const json = wantsJson(step) ? parseJsonOutput(step, output) : undefined;
+      values.steps.set(step.definition.name, json === undefined ? { output } : { output, json });
+      await record(
+        step,
+        {
+          status: 'succeeded',
+          model: answer.model.id,
+          attempts: answer.attempts.filter((attempt) => attempt.outcome !== 'skipped').length,
+          promptTokens: answer.usage.promptTokens,
+          completionTokens: answer.usage.completionTokens,
+          costUsd: answer.costUsd,
+          latencyMs: round(performance.now() - started.perf),
+          carbonGrams: answer.carbonGrams,
+          output,
+          errorCode: null,
+          errorMessage: null,
+          startedAt: started.at,
+          finishedAt: runtime.now(),
+        },
+        null,
+      );
+      return answer;
+    } catch (error) {
+      throw await stepFailed(step, started, error instanceof TemplateError ? errors.agentStepOutputInvalid(error.message) : error, answer);
+    }
+  };
+
+  const metaNow = (): AgentMeta => agentMeta(executionId, agent, records, request.startedAt);
+  const finishRun = async (failure: GatewayError | undefined, output: string | null) => {
+    const meta = metaNow();
+    await runtime.executions.finish(executionId, {
+      status: failure === undefined ? 'succeeded' : 'failed',
+      output,
+      errorCode: failure?.code ?? null,
+      errorMessage: failure?.message ?? null,
+      stepsExecuted: meta.steps_executed,
+      totalCostUsd: meta.total_cost,
+      totalLatencyMs: meta.total_latency,
+      totalCarbonGrams: meta.total_carbon,
+      promptTokens: records.reduce((sum, entry) => sum + entry.promptTokens, 0),
+      completionTokens: records.reduce((sum, entry) => sum + entry.completionTokens, 0),
+      modelsUsed: meta.models_used,
+      finishedAt: runtime.now(),
+    });
+    return meta;
+  };
+  const failRun = async (error: unknown, step?: string): Promise<never> => {
+    clearTimeout(timer);
+    const failure = error instanceof GatewayError ? error : errors.internal(error);
+    await finishRun(failure, null);
+    const where = step === undefined ? '' : ` at step "${step}"`;
+    throw new GatewayError(failure.status, failure.type, failure.code, `Agent "${agent.name}" failed${where}: ${failure.message}`, {
+      param: failure.param,
+      headers: failure.headers,
+      cause: failure,
+      details: { execution_id: executionId },
+    });
+  };
+
+  const finalStep = plan.steps.find((step) => step.definition.name === plan.finalStep);
+  if (finalStep === undefined) throw new Error('an agent plan always has a final step');
+  const before = plan.steps.filter((step) => step !== finalStep).map((step) => ({ ...step, name: step.definition.name }));
+  let failedStep: string | undefined;
+  try {
+    await runSchedule(before, { maxParallel: limits.maxParallel, beforeStart: checkCost }, async (step) => {
+      try {
+        await runStep(step);
+      } catch (error) {
+        failedStep ??= step.name;
+        throw error;
+      }
+    });
+    checkCost();
+  } catch (error) {
+    return failRun(error, failedStep);
+  }
+
+  if (!request.stream) {
+    try {
+      const answer = await runStep(finalStep);
+      clearTimeout(timer);
+      const meta = await finishRun(undefined, values.steps.get(finalStep.definition.name)?.output ?? null);
+      return { kind: 'answer', executionId, answer, meta };
+    } catch (error) {
+      return failRun(error, finalStep.definition.name);
+    }
+  }
+
+  const started = { at: runtime.now(), perf: performance.now() };
+  let chatRequest: ChatRequest;
+  let stream: StartedStream;
+  try {
+    chatRequest = buildRequest(finalStep, values);
+    const route = await prepare(finalStep, chatRequest);
+    stream = await streamRoute(route, chatRequest, runtime, { startedAt: started.perf, signal, deadlineAt });
+  } catch (error) {
+    const failure = await stepFailed(finalStep, started, error instanceof TemplateError ? errors.agentStepOutputInvalid(error.message) : error);
+    return failRun(failure, finalStep.definition.name);
+  }
+  // Once the answer streams, only the client ends it: the timeout bounds the run up to the first token.
+  clearTimeout(timer);
+  return {
+    kind: 'stream',
+    executionId,
+    stream,
+    async finish(end) {
+      const account = accountCall({ model: stream.model, request: chatRequest, usage: end.usage, generatedText: end.generatedText, generationMs: performance.now() - stream.firstAt });
+      await record(
+        finalStep,
+        {
+          status: end.failure === undefined ? 'succeeded' : 'failed',
+          model: stream.model.id,
+          attempts: stream.attempts.filter((attempt) => attempt.outcome !== 'skipped').length,
+          promptTokens: account.usage.promptTokens,
+          completionTokens: account.usage.completionTokens,
+          costUsd: account.costUsd,
+          latencyMs: round(performance.now() - started.perf),
+          carbonGrams: account.carbonGrams,
+          output: end.generatedText,
+          errorCode: end.failure?.code ?? null,
+          errorMessage: end.failure?.message ?? null,
+          startedAt: started.at,
+          finishedAt: runtime.now(),
+        },
+        end.failure?.status ?? null,
+      );
+      return finishRun(end.failure, end.failure === undefined ? end.generatedText : null);
+    },
+  };
+}
+
+function agentMeta(executionId: string, agent: AgentRecord, records: readonly StepRecord[], startedAt: number): AgentMeta {
+  const ordered = [...records].sort((a, b) => a.position - b.position);
+  const models: string[] = [];
+  for (const entry of ordered) if (entry.model !== null && !models.includes(entry.model)) models.push(entry.model);
+  return {
+    execution_id: executionId,
+    agent_name: agent.name,
+    agent_version: agent.version,
+    steps_executed: records.length,
+    total_cost: ordered.reduce((sum, entry) => sum + entry.costUsd, 0),
+    total_latency: round(performance.now() - startedAt),
+    total_carbon: ordered.reduce((sum, entry) => sum + entry.carbonGrams, 0),
+    models_used: models,
+    steps: ordered.map((entry) => ({
+      name: entry.name,
+      status: entry.status,
+      router: entry.routerId,
+      model: entry.model,
+      cost: entry.costUsd,
+      latency: entry.latencyMs,
+      carbon: entry.carbonGrams,
+      prompt_tokens: entry.promptTokens,
+      completion_tokens: entry.completionTokens,
+    })),
+  };
+}
+
+/** The step's own chat request: its system text and rendered prompt, its sampling and output settings. */
+function buildRequest(step: PlannedStep, values: TemplateValues): ChatRequest {
+  const definition = step.definition;
+  const messages: ChatMessage[] = [];
+  if (step.system !== undefined) messages.push({ role: 'system', content: renderTemplate(step.system, values) });
+  messages.push({ role: 'user', content: renderTemplate(step.prompt, values) });
+  return {
+    messages,
+    ...(definition.temperature !== undefined ? { temperature: definition.temperature } : {}),
+    ...(definition.max_tokens !== undefined ? { max_tokens: definition.max_tokens } : {}),
+    ...(definition.tools !== undefined ? { tools: definition.tools as unknown as readonly ToolDefinition[] } : {}),
+    ...(definition.response_format !== undefined ? { response_format: definition.response_format } : {}),
+  };
+}
+
+function wantsJson(step: PlannedStep): boolean {
+  const type = step.definition.response_format?.type;
+  return type === 'json_object' || type === 'json_schema';
+}
+
+/** JSON output, tolerating the ```json fences some models add. */
+function parseJsonOutput(step: PlannedStep, output: string): unknown {
+  const text = output.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw errors.agentStepOutputInvalid(`step "${step.definition.name}" asked for JSON output but the model answered with text that is not JSON`);
+  }
+}
+
+function messageText(message: ChatMessage): string {
+  const content = message.content;
+  if (typeof content === 'string') return content;
+  if (content === undefined || content === null) return message.tool_calls === undefined ? '' : toolCallText(message.tool_calls);
+  return content.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+}
+
+/** `{{input}}`: the last user message. */
+export function lastUserText(messages: readonly ChatMessage[]): string {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role === 'user') return messageText(message);
+  }
+  return '';
+}
+
+/** `{{messages}}`: one `role: content` line per message. */
+export function conversationText(messages: readonly ChatMessage[]): string {
+  return messages.map((message) => `${message.role}: ${messageText(message)}`).join('\n');
+}
+
+function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
