@@ -5,6 +5,10 @@ import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
 import { createServer } from './http/server.js';
 import { createInProcessRateLimiter } from './limits/request-rate-limiter.js';
+import { createBudgetGuard } from './limits/budget-guard.js';
+import { createBudgetSpendStore } from './limits/budget-spend-store-factory.js';
+import { countingUpstreamErrors, createMetrics, type GatewayMetrics } from './observability/metrics.js';
+import { observedUsage } from './observability/observed-usage.js';
 import { createServerSecret, type ServerSecret } from './lib/server-secret.js';
 import { createUpstreamDispatcher } from './providers/http-client.js';
 import { createOwnerProviders } from './providers/owner-providers.js';
@@ -27,6 +31,8 @@ export interface App {
   readonly changes: ChangeWatcher;
   /** Model and provider health (breakers, back-offs, latency) of this process. */
   readonly health: ProcessModelHealth;
+  /** Prometheus metrics (`GET /metrics`). */
+  readonly metrics: GatewayMetrics;
   /** Seals and opens owners' provider keys (for the admin service). */
   readonly secret: ServerSecret;
   /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
@@ -81,12 +87,28 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     ownerProviders.invalidate();
     ownerCatalogs.invalidate();
   });
-  const usage = createUsageRecorder(
+  const recorder = createUsageRecorder(
     repositories.usage,
     repositories.apiKeys,
     { flushIntervalMs: config.usageFlushMs, batchSize: 500, maxQueued: 100_000 },
     (error) => logger.error({ err: error }, 'usage flush failed; will retry'),
   );
+  const metrics = createMetrics({ usageQueue: () => recorder.stats() });
+  const usage = observedUsage(recorder, metrics);
+  const budgetSpend = await createBudgetSpendStore({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisPrefix,
+    source: (subject, since) => repositories.usage.spentSince(subject, since),
+    onError: (error) => logger.warn({ err: error }, 'budget spend store unavailable; counting in process'),
+  });
+  const budgets = createBudgetGuard({
+    budgets: repositories.budgets,
+    spend: budgetSpend.store,
+    now,
+    onError: (error) => logger.warn({ err: error }, 'budget charge failed'),
+    rejections: metrics,
+  });
+  changes.onChange(() => budgets.invalidate());
   // One per process for now, in memory; the interface is storage-agnostic so a shared store can replace it.
   const health = createModelHealth(config.health, now);
   const server = await createServer(
@@ -100,7 +122,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       ownerCatalogs,
       providers: ownerProviders,
       usage,
-      health,
+      health: countingUpstreamErrors(health, metrics),
+      budgets,
+      metrics,
       // The registry builds each server-wide model once: any other instance runs on an owner's own credentials.
       isServerModel: (model) => providers.resolve(model.provider, model.modelId) === model,
       settings: {
@@ -110,6 +134,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         trustedProxies: config.trustedProxies,
         maxAttempts: config.maxAttempts,
         fallbackDeadlineMs: config.fallbackDeadlineMs,
+        metricsToken: config.metricsToken,
       },
     },
     { tls: config.tls },
@@ -124,6 +149,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     usage,
     changes,
     health,
+    metrics,
     secret,
     close() {
       closing ??= (async () => {
@@ -133,6 +159,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
         await dispatcher.close();
         if (ownerDispatcher !== dispatcher) await ownerDispatcher.close();
+        await budgetSpend.close();
         await storage.close();
       })();
       return closing;

@@ -49,6 +49,9 @@ const environmentSchema = z.object({
   MODELPORT_USAGE_FLUSH_MS: int(10).default(1000),
   MODELPORT_SECRET_KEY: z.string().min(MIN_SECRET_LENGTH, `must have at least ${MIN_SECRET_LENGTH} characters (e.g. from "openssl rand -base64 32")`).optional(),
   MODELPORT_ALLOW_PRIVATE_UPSTREAMS: bool.default(false),
+  REDIS_URL: z.string().min(1).optional(),
+  MODELPORT_REDIS_PREFIX: z.string().min(1).default('modelport:'),
+  MODELPORT_METRICS_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
 });
 
 export interface Config {
@@ -79,6 +82,12 @@ export interface Config {
   readonly secretKey: string | undefined;
   /** Owner-supplied base URLs may reach loopback, private and link-local addresses. */
   readonly allowPrivateUpstreams: boolean;
+  /** Shared state (rate limits, budgets' spend, health, invalidation) in Redis; undefined: in process. */
+  readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key this gateway writes (MODELPORT_REDIS_PREFIX). @default "modelport:" */
+  readonly redisPrefix: string;
+  /** Bearer token `GET /metrics` requires (MODELPORT_METRICS_TOKEN); undefined: open. */
+  readonly metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -139,5 +148,8 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     usageFlushMs: env.MODELPORT_USAGE_FLUSH_MS,
     secretKey: env.MODELPORT_SECRET_KEY,
     allowPrivateUpstreams: env.MODELPORT_ALLOW_PRIVATE_UPSTREAMS,
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.MODELPORT_REDIS_PREFIX,
+    metricsToken: env.MODELPORT_METRICS_TOKEN,
   };
 }

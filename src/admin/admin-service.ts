@@ -6,6 +6,7 @@ import type { Repositories } from '../storage/repositories.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
 import type { UsageRecordRow, UserRow } from '../storage/schema.js';
 import { AdminInputError } from './admin-errors.js';
+import { createBudgetAdmin } from './budget-admin.js';
 import { createCustomModelAdmin } from './custom-model-admin.js';
 import { createProviderAdmin, type ProviderAdminOptions } from './provider-admin.js';
 import { createRouterAdmin } from './router-admin.js';
@@ -25,6 +26,7 @@ export interface NewKeyRequest {
 export interface UsageListRequest {
   readonly ownerEmail?: string | undefined;
   readonly keyId?: string | undefined;
+  readonly routerId?: string | undefined;
   /** Epoch milliseconds; records at or after it. */
   readonly since?: number | undefined;
   /** @default 100 */
@@ -59,6 +61,7 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
     ...createProviderAdmin(repositories, catalog, ownerByEmail, providers),
     ...createCustomModelAdmin(repositories, catalog, ownerByEmail),
     ...createRouterAdmin(repositories, catalog, ownerByEmail),
+    ...createBudgetAdmin(repositories, ownerByEmail),
 
     async createUser(email: string, password: string): Promise<UserRow> {
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AdminInputError(`"${email}" is not an email address.`);
@@ -138,6 +141,7 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
         limit,
         ...(owner === undefined ? {} : { ownerId: owner.id }),
         ...(request.keyId === undefined ? {} : { keyId: request.keyId }),
+        ...(request.routerId === undefined ? {} : { routerId: request.routerId }),
         ...(request.since === undefined ? {} : { since: request.since }),
       });
     },

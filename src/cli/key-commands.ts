@@ -1,4 +1,6 @@
 import { keyStatus, parseDuration, parseWholeNumber } from '../admin/admin-service.js';
+import { describeBudget, parseBudgetFlags } from '../admin/budget-admin.js';
+import type { BudgetRecord } from '../storage/budgets-repository.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import { splitList, type CommandSpec } from './command.js';
 import { isoTime, renderTable, shortTime, type JsonObject } from './output.js';
@@ -42,6 +44,8 @@ const createKey: CommandSpec = {
     routers: { type: 'string', valueName: 'id,id', description: 'Only these routers of the owner (comma-separated router ids)' },
     rpm: { type: 'string', valueName: 'n', description: 'Requests per minute allowed with this key' },
     'expires-in': { type: 'string', valueName: 'duration', description: 'Lifetime such as 90d, 12h, 30m or 45s; default never' },
+    'budget-usd': { type: 'string', valueName: 'usd', description: 'Spend cap in USD per --budget-period; over it requests get 429 insufficient_quota' },
+    'budget-period': { type: 'string', valueName: 'day|month', description: 'UTC calendar day or month the budget covers (default month)' },
   },
   examples: [
     'modelport key create --owner owner@example.com --name "staging backend"',
@@ -51,6 +55,7 @@ const createKey: CommandSpec = {
     const routersText = options.string('routers');
     const rpmText = options.string('rpm');
     const expiresText = options.string('expires-in');
+    const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
     const admin = await context.admin();
     const ownerEmail = options.requiredString('owner');
     const { key, value } = await admin.createKey({
@@ -60,11 +65,12 @@ const createKey: CommandSpec = {
       rpmLimit: rpmText === undefined ? undefined : parseWholeNumber(rpmText, '--rpm'),
       expiresInMs: expiresText === undefined ? undefined : parseDuration(expiresText),
     });
+    const budgetSet: BudgetRecord | undefined = budget?.amountUsd == null ? undefined : await admin.setBudget(ownerEmail, 'key', key.id, budget);
     return {
-      json: { key: keyJson(key, ownerEmail.toLowerCase(), context.now()), value },
+      json: { key: { ...keyJson(key, ownerEmail.toLowerCase(), context.now()), budget: budgetSet === undefined ? null : { usd: budgetSet.amountUsd, period: budgetSet.period } }, value },
       stdout: `${value}\n`,
       stderr:
-        `Created key ${key.id} "${key.name}" for ${ownerEmail}: ${describeScope(key)}.\n` +
+        `Created key ${key.id} "${key.name}" for ${ownerEmail}: ${describeScope(key)}; ${describeBudget(budgetSet)}.\n` +
         'WARNING: this is the only time the key is shown; it cannot be shown again. Store it now.\n',
     };
   },

@@ -1,4 +1,5 @@
 import type { RouterWithOwner } from '../admin/admin-service.js';
+import { describeBudget, parseBudgetFlags } from '../admin/budget-admin.js';
 import { applySettingsChange, formatWeights, parseSettingNumber, parseWeights, type RouterSettingsChange } from '../admin/router-settings-input.js';
 import type { RouterSettings } from '../routing/routing-contract.js';
 import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
@@ -39,6 +40,8 @@ const SETTINGS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   },
   'quality-target': { type: 'string', valueName: '0..1', description: 'auto: the predicted probability of a good answer to aim for (default 0.8); "none" for the default' },
   'max-cost': { type: 'string', valueName: 'usd', description: 'Skip models whose expected cost for a request is above this many USD; "none" for no ceiling' },
+  'budget-usd': { type: 'string', valueName: 'usd', description: 'Spend cap of the router in USD per --budget-period (every key together); "none" to remove it' },
+  'budget-period': { type: 'string', valueName: 'day|month', description: 'UTC calendar day or month the budget covers (default month)' },
 };
 
 function settingsChange(options: OptionValues): RouterSettingsChange {
@@ -80,6 +83,7 @@ const createRouter: CommandSpec = {
     'modelport router create --owner owner@example.com --name mix --models sim:small,sim:large --strategy balanced --weights cost=0.5,quality=0.5 --max-cost 0.01',
   ],
   async run(options, context) {
+    const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
     const admin = await context.admin();
     const ownerEmail = options.requiredString('owner');
     const router = await admin.createRouter({
@@ -90,10 +94,11 @@ const createRouter: CommandSpec = {
       // On a new router "none"/"equal" simply mean the default.
       settings: applySettingsChange({}, settingsChange(options)),
     });
+    const budgetSet = budget?.amountUsd == null ? undefined : await admin.setBudget(ownerEmail, 'router', router.id, budget);
     return {
-      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }) },
+      json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }), budget: budgetSet === undefined ? null : { usd: budgetSet.amountUsd, period: budgetSet.period } } },
       stdout: `${router.id}\n`,
-      stderr: `Created router "${router.name}" for ${ownerEmail}: ${router.strategy} over ${router.models.join(', ')}${settingsSummary(router.settings)}.\n`,
+      stderr: `Created router "${router.name}" for ${ownerEmail}: ${router.strategy} over ${router.models.join(', ')}${settingsSummary(router.settings)}${budgetSet === undefined ? '' : `; ${describeBudget(budgetSet)}`}.\n`,
     };
   },
 };
@@ -120,21 +125,29 @@ const updateRouter: CommandSpec = {
     const admin = await context.admin();
     const ownerEmail = options.requiredString('owner');
     const models = options.string('models');
-    const router = await admin.updateRouter({
-      ownerEmail,
-      id: options.requiredString('id'),
-      name: options.string('name'),
-      strategy: options.string('strategy'),
-      models: models === undefined ? undefined : splitList(models),
-      settings: settingsChange(options),
-    });
+    const id = options.requiredString('id');
+    const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
+    const budgetOnly = budget !== undefined && ['name', 'strategy', 'models', 'weights', 'quality-target', 'max-cost'].every((flag) => options.string(flag) === undefined);
+    if (budget !== undefined) await admin.setBudget(ownerEmail, 'router', id, budget);
+    const router = budgetOnly
+      ? (await admin.listRoutersWithOwners(ownerEmail)).find((entry) => entry.router.id === id)?.router
+      : await admin.updateRouter({
+          ownerEmail,
+          id,
+          name: options.string('name'),
+          strategy: options.string('strategy'),
+          models: models === undefined ? undefined : splitList(models),
+          settings: settingsChange(options),
+        });
+    if (router === undefined) throw new Error(`router ${id} vanished while it was updated`);
+    const budgetNow = await admin.findBudget('router', router.id);
     const { weights, qualityTarget, maxCostPerRequestUsd } = router.settings;
     return {
-      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }) },
+      json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }), budget: budgetNow === undefined ? null : { usd: budgetNow.amountUsd, period: budgetNow.period } } },
       stdout: `${router.id}\n`,
       stderr:
         `Updated router "${router.name}": ${router.strategy} over ${router.models.join(', ')}; weights ${formatWeights(weights)}; ` +
-        `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}.\n`,
+        `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}; ${describeBudget(budgetNow)}.\n`,
     };
   },
 };

@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import type { KeyAuthenticator } from '../auth/key-authenticator.js';
 import type { RequestRateLimiter } from '../limits/request-rate-limiter.js';
+import type { BudgetGuard } from '../limits/budget-guard.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 import type { ChatModel } from '../providers/contract.js';
 import type { OwnerProviders } from '../providers/owner-providers.js';
 import type { ModelCatalog } from '../routing/catalog.js';
@@ -37,6 +39,10 @@ export interface AppDependencies {
    * @default every model is the server's
    */
   readonly isServerModel?: (model: ChatModel) => boolean;
+  /** Spend caps per key and router: checked before the call, charged after. Absent: no budgets. */
+  readonly budgets?: BudgetGuard;
+  /** Prometheus metrics (`GET /metrics`). Absent: nothing measured, no endpoint. */
+  readonly metrics?: GatewayMetrics;
   /** Uniform in [0, 1), for routing's exploration (latency_optimized). @default Math.random */
   readonly random?: () => number;
 }
@@ -49,4 +55,6 @@ export interface HttpSettings {
   readonly maxAttempts: number;
   /** Total time a request may spend trying models, from its arrival. @default 300000 */
   readonly fallbackDeadlineMs?: number;
+  /** Bearer token `GET /metrics` requires; undefined: open. */
+  readonly metricsToken?: string | undefined;
 }

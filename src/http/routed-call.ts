@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accountCall } from '../accounting/call-accounting.js';
+import { chargeQuietly } from '../limits/budget-guard.js';
 import { GatewayError, errors } from '../lib/errors.js';
 import type { ChatRequest, ChatResult, ToolCall, Usage } from '../providers/contract.js';
 import type { ModelResolver } from '../providers/registry.js';
@@ -68,6 +69,8 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
   // Everything that makes the request itself invalid (400) is found before the router is looked up (404/403).
   checkMessages(input.chatRequest);
   const router = await resolveRouter(request, input.bodyModel, deps);
+  // Budgets (429 insufficient_quota) before any model is called; a request admitted here always completes.
+  if (request.gateway.key !== undefined) await deps.budgets?.check({ keyId: request.gateway.key.id, routerId: router.id });
   const [catalog, resolveModel] = await Promise.all([deps.ownerCatalogs.forOwner(router.ownerId), deps.providers.forOwner(router.ownerId)]);
   // Health under the key fallback reports to: an owner's own credentials keep theirs apart.
   const healthKey = (info: ModelInfo): string => {
@@ -194,6 +197,8 @@ export async function completeRoutedCall(request: FastifyRequest, reply: Fastify
     carbonGrams: account.carbonGrams,
     attempts: outcome.attempts.length,
   });
+  // Charged before the answer leaves, so the client's next request (to any instance) sees it.
+  await chargeQuietly(deps.budgets, state.key?.id, routed.router.id, account.costUsd, (error) => request.log.warn({ err: error }, 'budget charge failed'));
   const meta: RouterMeta = {
     modelUsed: outcome.model.id,
     cost: account.costUsd,

@@ -8,6 +8,7 @@ import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
 import { routerApi } from './router-api.js';
+import { registerMetricsRoute } from '../observability/metrics-route.js';
 
 export interface ServerOptions {
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
@@ -80,6 +81,7 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     if (closing) throw errors.shuttingDown();
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
+  if (deps.metrics !== undefined) registerMetricsRoute(app, { metrics: deps.metrics, token: deps.settings.metricsToken });
   await app.register(routerApi, deps);
   app.addHook('onResponse', async (request, reply) => {
     const url = redactApiKeys(request.url.split('?')[0] ?? '');

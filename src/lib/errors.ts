@@ -10,6 +10,7 @@ export type ErrorType =
   | 'authorization_error'
   | 'not_found_error'
   | 'rate_limit_error'
+  | 'insufficient_quota'
   | 'api_error'
   | 'upstream_error'
   | 'service_unavailable';
@@ -116,6 +117,9 @@ export const errors = {
     ),
   rateLimited: (message: string, headers: Record<string, string>) =>
     new GatewayError(429, 'rate_limit_error', 'rate_limit_exceeded', message, { headers }),
+  /** A key's or router's spend cap for the period is reached (OpenAI's `insufficient_quota`). */
+  budgetExceeded: (message: string, headers: Record<string, string>) =>
+    new GatewayError(429, 'insufficient_quota', 'insufficient_quota', message, { headers }),
   internal: (cause?: unknown) =>
     new GatewayError(500, 'api_error', 'internal_error', 'The server had an error while processing your request. Please retry.', {
       cause,

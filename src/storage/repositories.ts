@@ -1,4 +1,5 @@
 import { createApiKeysRepository } from './api-keys-repository.js';
+import { createBudgetsRepository } from './budgets-repository.js';
 import { createChangesRepository } from './changes-repository.js';
 import { createCustomModelsRepository } from './custom-models-repository.js';
 import type { Storage } from './database.js';
@@ -16,6 +17,7 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     changes: createChangesRepository(storage.db),
     providerCredentials: createProviderCredentialsRepository(storage.db, now),
     customModels: createCustomModelsRepository(storage.db, now),
+    budgets: createBudgetsRepository(storage.db, now),
   };
 }
 

@@ -95,6 +95,17 @@ export interface CustomModelsTable {
   updated_at: Millis;
 }
 
+export interface BudgetsTable {
+  /** `key` or `router`. */
+  subject_kind: string;
+  subject_id: string;
+  amount_usd: number;
+  /** `day` or `month`: UTC calendar periods. */
+  period: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface ChangeCounterTable {
   id: number;
   version: ColumnType<number, number, number>;
@@ -108,6 +119,7 @@ export interface Database {
   change_counter: ChangeCounterTable;
   provider_credentials: ProviderCredentialsTable;
   custom_models: CustomModelsTable;
+  budgets: BudgetsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -117,4 +129,5 @@ export type ProviderCredentialRow = Selectable<ProviderCredentialsTable>;
 export type CustomModelRow = Selectable<CustomModelsTable>;
 export type UsageRecordRow = Selectable<UsageRecordsTable>;
 export type NewUsageRecord = Insertable<UsageRecordsTable>;
+export type BudgetRow = Selectable<BudgetsTable>;
 export type { Generated };
