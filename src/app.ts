@@ -4,7 +4,7 @@ import { createUsageRecorder, type UsageRecorder } from './accounting/usage-reco
 import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
 import { createServer } from './http/server.js';
-import { createInProcessRateLimiter } from './limits/request-rate-limiter.js';
+import { startCluster, type Cluster } from './cluster/cluster.js';
 import { createBudgetGuard } from './limits/budget-guard.js';
 import { createBudgetSpendStore } from './limits/budget-spend-store-factory.js';
 import { countingUpstreamErrors, createMetrics, type GatewayMetrics } from './observability/metrics.js';
@@ -33,6 +33,8 @@ export interface App {
   readonly health: ProcessModelHealth;
   /** Prometheus metrics (`GET /metrics`). */
   readonly metrics: GatewayMetrics;
+  /** Shared rate limits, the instance registry and invalidation (Redis when REDIS_URL is set). */
+  readonly cluster: Cluster;
   /** Seals and opens owners' provider keys (for the admin service). */
   readonly secret: ServerSecret;
   /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
@@ -109,6 +111,17 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     rejections: metrics,
   });
   changes.onChange(() => budgets.invalidate());
+  const cluster = await startCluster({
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+    redisTimeoutMs: config.redisTimeoutMs,
+    heartbeatMs: config.heartbeatMs,
+    limits: { defaultRpm: config.defaultRpm, defaultTpm: config.defaultTpm, windowMs: config.rateWindowMs },
+    storage,
+    changes,
+    logger,
+    now,
+  });
   // One per process for now, in memory; the interface is storage-agnostic so a shared store can replace it.
   const health = createModelHealth(config.health, now);
   const server = await createServer(
@@ -116,7 +129,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       logger,
       now,
       authenticator,
-      rateLimiter: createInProcessRateLimiter(),
+      rateLimiter: cluster.rateLimiter,
       routers,
       catalog,
       ownerCatalogs,
@@ -150,6 +163,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     changes,
     health,
     metrics,
+    cluster,
     secret,
     close() {
       closing ??= (async () => {
@@ -160,6 +174,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         await dispatcher.close();
         if (ownerDispatcher !== dispatcher) await ownerDispatcher.close();
         await budgetSpend.close();
+        await cluster.close();
         await storage.close();
       })();
       return closing;

@@ -51,6 +51,10 @@ const environmentSchema = z.object({
   MODELPORT_ALLOW_PRIVATE_UPSTREAMS: bool.default(false),
   REDIS_URL: z.string().min(1).optional(),
   MODELPORT_REDIS_PREFIX: z.string().min(1).default('modelport:'),
+  MODELPORT_DEFAULT_TPM: int(1).optional(),
+  MODELPORT_RATE_WINDOW_MS: int(100).default(60_000),
+  MODELPORT_REDIS_TIMEOUT_MS: int(10).max(5_000).default(250),
+  MODELPORT_HEARTBEAT_MS: int(50).default(1000),
   MODELPORT_METRICS_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
 });
 
@@ -88,6 +92,14 @@ export interface Config {
   readonly redisPrefix: string;
   /** Bearer token `GET /metrics` requires (MODELPORT_METRICS_TOKEN); undefined: open. */
   readonly metricsToken: string | undefined;
+  /** Tokens per minute of keys without their own (MODELPORT_DEFAULT_TPM); undefined: none. */
+  readonly defaultTpm: number | undefined;
+  /** What "per minute" means, in ms (MODELPORT_RATE_WINDOW_MS; shorter only for tests). @default 60000 */
+  readonly rateWindowMs: number;
+  /** Longest a request waits on one Redis command (MODELPORT_REDIS_TIMEOUT_MS). @default 250 */
+  readonly redisTimeoutMs: number;
+  /** How often each instance heartbeats its row in gateway_instances (MODELPORT_HEARTBEAT_MS). @default 1000 */
+  readonly heartbeatMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -151,5 +163,9 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     redisUrl: env.REDIS_URL,
     redisPrefix: env.MODELPORT_REDIS_PREFIX,
     metricsToken: env.MODELPORT_METRICS_TOKEN,
+    defaultTpm: env.MODELPORT_DEFAULT_TPM,
+    rateWindowMs: env.MODELPORT_RATE_WINDOW_MS,
+    redisTimeoutMs: env.MODELPORT_REDIS_TIMEOUT_MS,
+    heartbeatMs: env.MODELPORT_HEARTBEAT_MS,
   };
 }

@@ -19,6 +19,8 @@ export interface NewKeyRequest {
   readonly name: string;
   readonly routerIds?: readonly string[] | undefined;
   readonly rpmLimit?: number | undefined;
+  readonly tpmLimit?: number | undefined;
+  readonly maxConcurrency?: number | undefined;
   readonly expiresInMs?: number | undefined;
 }
 
@@ -83,6 +85,9 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
       if (input.rpmLimit !== undefined && (!Number.isInteger(input.rpmLimit) || input.rpmLimit < 1)) {
         throw new AdminInputError('--rpm must be a positive whole number.');
       }
+      for (const [value, flag] of [[input.tpmLimit, '--tpm'], [input.maxConcurrency, '--max-concurrency']] as const) {
+        if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new AdminInputError(`${flag} must be a positive whole number.`);
+      }
       if (input.routerIds !== undefined) {
         for (const id of input.routerIds) {
           const router = await repositories.routers.findById(id);
@@ -98,6 +103,8 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
         displayPrefix: generated.displayPrefix,
         routerIds: input.routerIds,
         rpmLimit: input.rpmLimit,
+        tpmLimit: input.tpmLimit,
+        maxConcurrency: input.maxConcurrency,
         createdAt,
         expiresAt: input.expiresInMs === undefined ? undefined : createdAt + input.expiresInMs,
       });

@@ -88,6 +88,13 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
     isCallable: (provider, model) => resolveModel(provider, model) !== undefined,
   });
   void reply.header('x-modelport-router-decision', plan.strategy);
+  // Tokens per minute (the prompt plus max_tokens, corrected when the call ends) and the router's own limits.
+  const ticket = request.gateway.rateTicket;
+  const key = request.gateway.key;
+  if (ticket !== undefined && key !== undefined) {
+    const maxTokens = input.chatRequest.max_completion_tokens ?? input.chatRequest.max_tokens ?? 0;
+    void reply.headers(await deps.rateLimiter.admitRouted(ticket, key, router, plan.promptTokens + maxTokens));
+  }
 
   const abort = new AbortController();
   reply.raw.once('close', () => {

@@ -120,6 +120,15 @@ export const errors = {
   /** A key's or router's spend cap for the period is reached (OpenAI's `insufficient_quota`). */
   budgetExceeded: (message: string, headers: Record<string, string>) =>
     new GatewayError(429, 'insufficient_quota', 'insufficient_quota', message, { headers }),
+  /** Rate limits cannot be checked safely for a moment (Redis just went down: docs/limits.md, safe mode). */
+  rateLimitsUnavailable: (retryAfterSeconds: number) =>
+    new GatewayError(
+      503,
+      'service_unavailable',
+      'rate_limits_unavailable',
+      'Rate limits cannot be checked for a moment (shared state unreachable). Please retry.',
+      { headers: { 'retry-after': String(Math.max(1, retryAfterSeconds)) } },
+    ),
   internal: (cause?: unknown) =>
     new GatewayError(500, 'api_error', 'internal_error', 'The server had an error while processing your request. Please retry.', {
       cause,

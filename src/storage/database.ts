@@ -6,6 +6,7 @@ import pg from 'pg';
 import { initialMigration } from './migrations/0001-initial.js';
 import { providerCredentialsMigration } from './migrations/0002-provider-credentials.js';
 import { routerSettingsMigration } from './migrations/0003-router-settings.js';
+import { keyLimitsMigration } from './migrations/0006-key-limits.js';
 import { budgetsMigration } from './migrations/0007-budgets.js';
 import type { Database } from './schema.js';
 
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0001-initial': initialMigration,
   '0002-provider-credentials': providerCredentialsMigration,
   '0003-router-settings': routerSettingsMigration,
+  '0006-key-limits': keyLimitsMigration,
   '0007-budgets': budgetsMigration,
 };
 

@@ -22,6 +22,10 @@ export interface RoutersTable {
   created_at: Millis;
   updated_at: Millis;
   deleted_at: Millis | null;
+  /** Requests per minute across every key (0006); null: no router limit. */
+  rpm_limit: number | null;
+  /** Tokens per minute across every key (0006); null: no router limit. */
+  tpm_limit: number | null;
 }
 
 export interface ApiKeysTable {
@@ -35,6 +39,10 @@ export interface ApiKeysTable {
   /** JSON array of router ids, or null for every router of the owner. */
   router_ids: string | null;
   rpm_limit: number | null;
+  /** Tokens per minute (0006); null: no token limit unless the server sets a default. */
+  tpm_limit: number | null;
+  /** Requests in flight at once (0006); null: no cap. */
+  max_concurrency: number | null;
   created_at: Millis;
   last_used_at: Millis | null;
   expires_at: Millis | null;
@@ -111,6 +119,13 @@ export interface ChangeCounterTable {
   version: ColumnType<number, number, number>;
 }
 
+/** Live gateway processes (0006): each heartbeats its row, so the fleet size is known without Redis. */
+export interface GatewayInstancesTable {
+  id: string;
+  started_at: Millis;
+  heartbeat_at: Millis;
+}
+
 export interface Database {
   users: UsersTable;
   routers: RoutersTable;
@@ -120,6 +135,7 @@ export interface Database {
   provider_credentials: ProviderCredentialsTable;
   custom_models: CustomModelsTable;
   budgets: BudgetsTable;
+  gateway_instances: GatewayInstancesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
