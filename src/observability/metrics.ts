@@ -24,7 +24,7 @@ export interface GatewayMetrics extends LimiterRejections {
 export interface MetricsOptions {
   /** Usage records waiting to be written (sampled at each scrape). */
   readonly usageQueue: () => { readonly queued: number; readonly dropped: number };
-  /** Also export Node's process metrics (CPU, memory, event loop lag) as `modelport_process_*`. @default true */
+  /** Also export Node's process metrics (CPU, memory, event loop lag) as `modelport_process_*`, `modelport_nodejs_*`. @default true */
   readonly processMetrics?: boolean;
 }
 
@@ -36,7 +36,7 @@ export interface MetricsOptions {
  */
 export function createMetrics(options: MetricsOptions): GatewayMetrics {
   const registry = new Registry();
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'modelport_process_' });
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'modelport_' });
   const labels = ['router', 'model', 'status'] as const;
   const requests = new Counter({ name: 'modelport_requests_total', help: 'Routed requests answered, by router, model and HTTP status.', labelNames: labels, registers: [registry] });
   const duration = new Histogram({
