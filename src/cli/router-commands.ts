@@ -3,6 +3,7 @@ import { describeBudget, parseBudgetFlags } from '../admin/budget-admin.js';
 import { applySettingsChange, formatWeights, parseSettingNumber, parseWeights, type RouterSettingsChange } from '../admin/router-settings-input.js';
 import type { RouterSettings } from '../routing/routing-contract.js';
 import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
+import { parseWholeNumber } from '../admin/admin-service.js';
 import { splitList, type CommandSpec, type OptionSpec, type OptionValues } from './command.js';
 import { isoTime, renderTable, shortTime, type JsonObject } from './output.js';
 
@@ -14,6 +15,8 @@ export function routerJson({ router, ownerEmail }: RouterWithOwner): JsonObject 
     owner: ownerEmail,
     strategy: router.strategy,
     models: router.models,
+    rpm: router.rpmLimit ?? null,
+    tpm: router.tpmLimit ?? null,
     settings: settingsJson(router.settings),
     createdAt: isoTime(router.createdAt),
     updatedAt: isoTime(router.updatedAt),
@@ -42,7 +45,16 @@ const SETTINGS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   'max-cost': { type: 'string', valueName: 'usd', description: 'Skip models whose expected cost for a request is above this many USD; "none" for no ceiling' },
   'budget-usd': { type: 'string', valueName: 'usd', description: 'Spend cap of the router in USD per --budget-period (every key together); "none" to remove it' },
   'budget-period': { type: 'string', valueName: 'day|month', description: 'UTC calendar day or month the budget covers (default month)' },
+  rpm: { type: 'string', valueName: 'n', description: 'Requests per minute across every key of the router (any 60 s window); "none" to remove; default no router limit' },
+  tpm: { type: 'string', valueName: 'n', description: 'Tokens per minute across every key of the router; "none" to remove; default no router limit' },
 };
+
+/** --rpm / --tpm of a router: a whole number, or "none" (null) to remove the limit. */
+function routerLimit(options: OptionValues, flag: 'rpm' | 'tpm'): number | null | undefined {
+  const text = options.string(flag);
+  if (text === undefined) return undefined;
+  return text.trim() === 'none' ? null : parseWholeNumber(text, `--${flag}`);
+}
 
 function settingsChange(options: OptionValues): RouterSettingsChange {
   const weights = options.string('weights');
@@ -93,6 +105,8 @@ const createRouter: CommandSpec = {
       strategy: options.requiredString('strategy'),
       // On a new router "none"/"equal" simply mean the default.
       settings: applySettingsChange({}, settingsChange(options)),
+      rpmLimit: routerLimit(options, 'rpm') ?? undefined,
+      tpmLimit: routerLimit(options, 'tpm') ?? undefined,
     });
     const budgetSet = budget?.amountUsd == null ? undefined : await admin.setBudget(ownerEmail, 'router', router.id, budget);
     return {
@@ -127,7 +141,7 @@ const updateRouter: CommandSpec = {
     const models = options.string('models');
     const id = options.requiredString('id');
     const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
-    const budgetOnly = budget !== undefined && ['name', 'strategy', 'models', 'weights', 'quality-target', 'max-cost'].every((flag) => options.string(flag) === undefined);
+    const budgetOnly = budget !== undefined && ['name', 'strategy', 'models', 'weights', 'quality-target', 'max-cost', 'rpm', 'tpm'].every((flag) => options.string(flag) === undefined);
     if (budget !== undefined) await admin.setBudget(ownerEmail, 'router', id, budget);
     const router = budgetOnly
       ? (await admin.listRoutersWithOwners(ownerEmail)).find((entry) => entry.router.id === id)?.router
@@ -138,6 +152,8 @@ const updateRouter: CommandSpec = {
           strategy: options.string('strategy'),
           models: models === undefined ? undefined : splitList(models),
           settings: settingsChange(options),
+          rpmLimit: routerLimit(options, 'rpm'),
+          tpmLimit: routerLimit(options, 'tpm'),
         });
     if (router === undefined) throw new Error(`router ${id} vanished while it was updated`);
     const budgetNow = await admin.findBudget('router', router.id);
