@@ -117,6 +117,11 @@ export const errors = {
     ),
   rateLimited: (message: string, headers: Record<string, string>) =>
     new GatewayError(429, 'rate_limit_error', 'rate_limit_exceeded', message, { headers }),
+  /** The database is unreachable or restarting (docs/deployment.md); nothing was charged. */
+  databaseUnavailable: () =>
+    new GatewayError(503, 'service_unavailable', 'database_unavailable', 'The database is unavailable for a moment. Please retry.', {
+      headers: { 'retry-after': '1' },
+    }),
   /** A key's or router's spend cap for the period is reached (OpenAI's `insufficient_quota`). */
   budgetExceeded: (message: string, headers: Record<string, string>) =>
     new GatewayError(429, 'insufficient_quota', 'insufficient_quota', message, { headers }),

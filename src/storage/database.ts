@@ -30,6 +30,9 @@ export function openStorage(url: string): Storage {
       // bigint (int8) columns hold epoch milliseconds, well inside 2^53.
       types: { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) } as pg.CustomTypesConfig,
     });
+    // An idle connection the server closed (restart, failover) is dropped by the pool and replaced on
+    // next use; unheard, its 'error' event would end the process.
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
