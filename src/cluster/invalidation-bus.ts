@@ -12,8 +12,14 @@ export function startInvalidationBus(link: RedisLink, channel: string, pollNow: 
   link.subscriber.on('message', (received: string) => {
     if (received === channel) void pollNow();
   });
-  link.subscriber.on('ready', () => void pollNow());
-  link.subscriber.subscribe(channel).catch(onError);
+  // Commands are never queued while disconnected, so subscribe whenever the connection is (again) ready;
+  // subscribing twice is harmless. Then poll once, for anything published while away.
+  const subscribe = () => {
+    link.subscriber.subscribe(channel).catch(onError);
+    void pollNow();
+  };
+  link.subscriber.on('ready', subscribe);
+  if (link.subscriber.status === 'ready') subscribe();
   return {
     publish() {
       if (!link.isUp()) return;
