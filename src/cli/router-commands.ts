@@ -163,7 +163,7 @@ const updateRouter: CommandSpec = {
       stdout: `${router.id}\n`,
       stderr:
         `Updated router "${router.name}": ${router.strategy} over ${router.models.join(', ')}; weights ${formatWeights(weights)}; ` +
-        `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}; ${describeBudget(budgetNow)}.\n`,
+        `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}${budgetNow === undefined ? '' : `; ${describeBudget(budgetNow)}`}.\n`,
     };
   },
 };
