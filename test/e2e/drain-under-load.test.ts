@@ -39,6 +39,8 @@ describe('SIGTERM under continuous load: every accepted request completes and is
       MODELPORT_SIM_TIME_SCALE: '0.5',
       // Only the drain's final flush writes what is queued when SIGTERM lands.
       MODELPORT_USAGE_FLUSH_MS: '600000',
+      // Far above what the test sends: this test is about the database, not rate limits.
+      MODELPORT_DEFAULT_RPM: '1000000000',
     });
   });
 

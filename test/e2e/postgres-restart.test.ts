@@ -37,6 +37,8 @@ describe('Postgres restarted under load: no usage record lost, requests fail onl
       MODELPORT_SECRET_KEY: 'restart-test-secret-key-0123456789abcdef',
       MODELPORT_SIM_TIME_SCALE: '0',
       MODELPORT_USAGE_FLUSH_MS: '100',
+      // Far above what the test sends: this test is about the database, not rate limits.
+      MODELPORT_DEFAULT_RPM: '1000000000',
       MODELPORT_CHANGE_POLL_MS: '100',
     });
   });
@@ -56,6 +58,9 @@ describe('Postgres restarted under load: no usage record lost, requests fail onl
           method: 'POST',
           headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
           body: JSON.stringify({ model: routerId, stream: outcomes.length % 3 === 0, messages: [{ role: 'user', content: 'still there?' }] }),
+        }).catch((error: unknown) => {
+          running = false;
+          throw new Error(`the gateway stopped answering (exit ${gateway!.child.exitCode}): ${String(error)}\n${gateway!.output().slice(-3000)}`);
         });
         const body = await response.text();
         const code = response.status === 200 ? undefined : (JSON.parse(body) as { error: { code: string } }).error.code;
@@ -64,6 +69,7 @@ describe('Postgres restarted under load: no usage record lost, requests fail onl
       }
     };
     const loops = [load(), load()];
+    const failure = Promise.all(loops).then(() => undefined, (error: unknown) => error);
     await pause(800);
     postgres.stop();
     await pause(2000);
@@ -71,7 +77,8 @@ describe('Postgres restarted under load: no usage record lost, requests fail onl
     // Records queued during the outage are written by the next flushes.
     await pause(2000);
     running = false;
-    await Promise.all(loops);
+    const stopped = await failure;
+    if (stopped !== undefined) throw stopped;
     const exitCode = await gateway.stop();
     assert.equal(exitCode, 0, gateway.output());
 
