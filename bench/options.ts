@@ -23,6 +23,10 @@ export interface BenchOptions {
   readonly build: boolean;
   /** Where results go. @default "bench/results" */
   readonly resultsDir: string;
+  /** The gateway's database: a fresh SQLite file, or a fresh database on the Postgres server of BENCH_POSTGRES_URL. @default "sqlite" */
+  readonly database: 'sqlite' | 'postgres';
+  /** Redis for shared state (BENCH_REDIS_URL), under a random key prefix; undefined: none. */
+  readonly redisUrl: string | undefined;
 }
 
 export class BenchOptionsError extends Error {}
@@ -38,6 +42,9 @@ const HELP = `npm run bench [-- options]
   --cpu-prof              profile the gateway (node --cpu-prof) (BENCH_CPU_PROF=1)
   --build                 npm run build first even if dist/ exists
   --results-dir <dir>     where results go                     (BENCH_RESULTS_DIR, default bench/results)
+  --database <d>          sqlite or postgres (a fresh database on BENCH_POSTGRES_URL,
+                          default postgres://postgres@127.0.0.1:5432/postgres)  (BENCH_DATABASE)
+  --redis                 shared state in Redis at BENCH_REDIS_URL (default redis://127.0.0.1:6379)
 `;
 
 export function benchHelp(): string {
@@ -71,6 +78,8 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
         'cpu-prof': { type: 'boolean', default: false },
         build: { type: 'boolean', default: false },
         'results-dir': { type: 'string' },
+        database: { type: 'string' },
+        redis: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -107,5 +116,13 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     cpuProfile: flags['cpu-prof'] === true || flagOn(env.BENCH_CPU_PROF),
     build: flags.build === true,
     resultsDir: flags['results-dir'] ?? env.BENCH_RESULTS_DIR ?? 'bench/results',
+    database: databaseOption(flags.database ?? env.BENCH_DATABASE),
+    redisUrl: flags.redis === true || flagOn(env.BENCH_REDIS) ? (env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379') : undefined,
   };
+}
+
+function databaseOption(text: string | undefined): 'sqlite' | 'postgres' {
+  if (text === undefined || text === '' || text === 'sqlite') return 'sqlite';
+  if (text === 'postgres') return 'postgres';
+  throw new BenchOptionsError(`--database takes sqlite or postgres, not "${text}".`);
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir, totalmem } from 'node:os';
@@ -13,7 +14,7 @@ import { benchHelp, BenchOptionsError, parseBenchOptions, type BenchOptions } fr
 import { preflight } from './preflight.js';
 import { measureProcesses, type ProcessUsage } from './process-stats.js';
 import { formatHeadline, formatTables } from './report.js';
-import { countUsageRecords, seedDatabase } from './seed-database.js';
+import { countUsageRecords, createBenchPostgresDatabase, seedDatabase } from './seed-database.js';
 import { ensureBuilt, startGateway, startUpstream } from './services.js';
 import { timeStreams } from './stream-timing.js';
 
@@ -73,12 +74,18 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
   if (distOlderThanSrc) log('warning: dist/ is older than src/; this measures the last build (pass --build to rebuild)');
 
   const scratch = mkdtempSync(join(tmpdir(), 'modelport-bench-'));
-  const databaseUrl = join(scratch, 'bench.db');
+  const postgres = options.database === 'postgres' ? await createBenchPostgresDatabase() : undefined;
+  const databaseUrl = postgres?.url ?? join(scratch, 'bench.db');
+  const extraEnv: Record<string, string> = {
+    ...(postgres === undefined ? {} : { MODELPORT_SECRET_KEY: randomBytes(32).toString('base64') }),
+    ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl, MODELPORT_REDIS_PREFIX: `bench-${randomBytes(6).toString('hex')}:` }),
+  };
+  if (postgres !== undefined || options.redisUrl !== undefined) log(`gateway on ${options.database}${options.redisUrl === undefined ? '' : ' + Redis'}`);
   try {
     const tenant = await seedDatabase(databaseUrl);
     const upstream = await startUpstream(ROOT, options.streamChunks);
     const cpuProfileDir = options.cpuProfile ? join(resultsDir, `profile-${stamp}`) : undefined;
-    const gateway = await startGateway(ROOT, { databaseUrl, upstreamOrigin: upstream.origin, logLevel: options.logLevel, cpuProfileDir });
+    const gateway = await startGateway(ROOT, { databaseUrl, upstreamOrigin: upstream.origin, logLevel: options.logLevel, cpuProfileDir, extraEnv });
     log(`upstream ${upstream.origin} (pid ${upstream.child.pid}), gateway ${gateway.origin} (pid ${gateway.child.pid})`);
     log(`gateway: ${gateway.command}`);
 
@@ -206,6 +213,7 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     return { result, profileText };
   } finally {
     await stopAllChildren();
+    await postgres?.drop();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

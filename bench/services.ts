@@ -79,6 +79,8 @@ export interface GatewaySettings {
   readonly logLevel: string;
   /** When set, the gateway runs under `node --cpu-prof` and writes its profile here on exit. */
   readonly cpuProfileDir: string | undefined;
+  /** Extra environment (REDIS_URL and its prefix, the secret a Postgres database needs). */
+  readonly extraEnv?: Readonly<Record<string, string>>;
 }
 
 export interface RunningGateway {
@@ -103,6 +105,7 @@ export async function startGateway(root: string, settings: GatewaySettings): Pro
     // Far above anything the bench can send: the limiter still runs on every request.
     MODELPORT_DEFAULT_RPM: '1000000000',
     MODELPORT_SHUTDOWN_TIMEOUT_MS: '5000',
+    ...settings.extraEnv,
   };
   const profile = settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`];
   const args = [...profile, join('dist', 'main.js')];

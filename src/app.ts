@@ -6,7 +6,11 @@ import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
 import { createDashboardServices } from './dashboard/dashboard-services.js';
 import { createServer } from './http/server.js';
-import { createInProcessRateLimiter } from './limits/request-rate-limiter.js';
+import { startCluster, type Cluster } from './cluster/cluster.js';
+import { createBudgetGuard } from './limits/budget-guard.js';
+import { createBudgetSpendStore } from './limits/budget-spend-store-factory.js';
+import { countingUpstreamErrors, createMetrics, type GatewayMetrics } from './observability/metrics.js';
+import { observedUsage } from './observability/observed-usage.js';
 import { createServerSecret, type ServerSecret } from './lib/server-secret.js';
 import type { ChatModel } from './providers/contract.js';
 import { createUpstreamDispatcher } from './providers/http-client.js';
@@ -30,6 +34,10 @@ export interface App {
   readonly changes: ChangeWatcher;
   /** Model and provider health (breakers, back-offs, latency) of this process. */
   readonly health: ProcessModelHealth;
+  /** Prometheus metrics (`GET /metrics`). */
+  readonly metrics: GatewayMetrics;
+  /** Shared rate limits, the instance registry and invalidation (Redis when REDIS_URL is set). */
+  readonly cluster: Cluster;
   /** Seals and opens owners' provider keys (for the admin service). */
   readonly secret: ServerSecret;
   /** Owners' agents, with the routing engine to run them (the CLI's `agent run` uses it in-process). */
@@ -86,12 +94,39 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     ownerProviders.invalidate();
     ownerCatalogs.invalidate();
   });
-  const usage = createUsageRecorder(
+  const recorder = createUsageRecorder(
     repositories.usage,
     repositories.apiKeys,
     { flushIntervalMs: config.usageFlushMs, batchSize: 500, maxQueued: 100_000 },
     (error) => logger.error({ err: error }, 'usage flush failed; will retry'),
   );
+  const metrics = createMetrics({ usageQueue: () => recorder.stats() });
+  const usage = observedUsage(recorder, metrics);
+  const budgetSpend = await createBudgetSpendStore({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisPrefix,
+    source: (subject, since) => repositories.usage.spentSince(subject, since),
+    onError: (error) => logger.warn({ err: error }, 'budget spend store unavailable; counting in process'),
+  });
+  const budgets = createBudgetGuard({
+    budgets: repositories.budgets,
+    spend: budgetSpend.store,
+    now,
+    onError: (error) => logger.warn({ err: error }, 'budget charge failed'),
+    rejections: metrics,
+  });
+  changes.onChange(() => budgets.invalidate());
+  const cluster = await startCluster({
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+    redisTimeoutMs: config.redisTimeoutMs,
+    heartbeatMs: config.heartbeatMs,
+    limits: { defaultRpm: config.defaultRpm, defaultTpm: config.defaultTpm, windowMs: config.rateWindowMs },
+    storage,
+    changes,
+    logger,
+    now,
+  });
   // One per process for now, in memory; the interface is storage-agnostic so a shared store can replace it.
   const health = createModelHealth(config.health, now);
   // The registry builds each server-wide model once: any other instance runs on an owner's own credentials.
@@ -112,6 +147,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       routers,
       usage,
       executions: repositories.agentExecutions,
+      budgets,
     },
   });
   const server = await createServer(
@@ -119,13 +155,15 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       logger,
       now,
       authenticator,
-      rateLimiter: createInProcessRateLimiter(),
+      rateLimiter: cluster.rateLimiter,
       routers,
       catalog,
       ownerCatalogs,
       providers: ownerProviders,
       usage,
-      health,
+      health: countingUpstreamErrors(health, metrics),
+      budgets,
+      metrics,
       isServerModel,
       agents,
       dashboard: { services: createDashboardServices(storage, repositories, catalog, now) },
@@ -136,6 +174,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         trustedProxies: config.trustedProxies,
         maxAttempts: config.maxAttempts,
         fallbackDeadlineMs: config.fallbackDeadlineMs,
+        metricsToken: config.metricsToken,
       },
     },
     { tls: config.tls },
@@ -150,6 +189,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     usage,
     changes,
     health,
+    metrics,
+    cluster,
     secret,
     agents,
     close() {
@@ -160,6 +201,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
         await dispatcher.close();
         if (ownerDispatcher !== dispatcher) await ownerDispatcher.close();
+        await budgetSpend.close();
+        await cluster.close();
         await storage.close();
       })();
       return closing;

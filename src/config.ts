@@ -54,6 +54,13 @@ const environmentSchema = z.object({
   MODELPORT_AGENT_TIMEOUT_MS: int(1).max(2 ** 31 - 1).default(DEFAULT_AGENT_LIMITS.timeoutMs),
   MODELPORT_AGENT_MAX_COST_USD: z.coerce.number().positive().default(DEFAULT_AGENT_LIMITS.maxCostUsd),
   MODELPORT_AGENT_MAX_PARALLEL: int(1).max(64).default(DEFAULT_AGENT_LIMITS.maxParallel),
+  REDIS_URL: z.string().min(1).optional(),
+  MODELPORT_REDIS_PREFIX: z.string().min(1).default('modelport:'),
+  MODELPORT_DEFAULT_TPM: int(1).optional(),
+  MODELPORT_RATE_WINDOW_MS: int(100).default(60_000),
+  MODELPORT_REDIS_TIMEOUT_MS: int(10).max(5_000).default(250),
+  MODELPORT_HEARTBEAT_MS: int(50).default(1000),
+  MODELPORT_METRICS_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
 });
 
 export interface Config {
@@ -86,6 +93,20 @@ export interface Config {
   readonly allowPrivateUpstreams: boolean;
   /** Agents' limits (MODELPORT_AGENT_*); a definition may lower them. */
   readonly agentLimits: AgentLimits;
+  /** Shared state (rate limits, budgets' spend, health, invalidation) in Redis; undefined: in process. */
+  readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key this gateway writes (MODELPORT_REDIS_PREFIX). @default "modelport:" */
+  readonly redisPrefix: string;
+  /** Bearer token `GET /metrics` requires (MODELPORT_METRICS_TOKEN); undefined: open. */
+  readonly metricsToken: string | undefined;
+  /** Tokens per minute of keys without their own (MODELPORT_DEFAULT_TPM); undefined: none. */
+  readonly defaultTpm: number | undefined;
+  /** What "per minute" means, in ms (MODELPORT_RATE_WINDOW_MS; shorter only for tests). @default 60000 */
+  readonly rateWindowMs: number;
+  /** Longest a request waits on one Redis command (MODELPORT_REDIS_TIMEOUT_MS). @default 250 */
+  readonly redisTimeoutMs: number;
+  /** How often each instance heartbeats its row in gateway_instances (MODELPORT_HEARTBEAT_MS). @default 1000 */
+  readonly heartbeatMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -152,5 +173,12 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       maxCostUsd: env.MODELPORT_AGENT_MAX_COST_USD,
       maxParallel: env.MODELPORT_AGENT_MAX_PARALLEL,
     },
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.MODELPORT_REDIS_PREFIX,
+    metricsToken: env.MODELPORT_METRICS_TOKEN,
+    defaultTpm: env.MODELPORT_DEFAULT_TPM,
+    rateWindowMs: env.MODELPORT_RATE_WINDOW_MS,
+    redisTimeoutMs: env.MODELPORT_REDIS_TIMEOUT_MS,
+    heartbeatMs: env.MODELPORT_HEARTBEAT_MS,
   };
 }

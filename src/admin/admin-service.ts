@@ -8,6 +8,7 @@ import type { UsageRecordRow, UserRow } from '../storage/schema.js';
 import type { AgentLimits } from '../agents/agent-definition.js';
 import { AdminInputError } from './admin-errors.js';
 import { createAgentAdmin } from './agent-admin.js';
+import { createBudgetAdmin } from './budget-admin.js';
 import { createCustomModelAdmin } from './custom-model-admin.js';
 import { createProviderAdmin, type ProviderAdminOptions } from './provider-admin.js';
 import { createRouterAdmin } from './router-admin.js';
@@ -20,6 +21,8 @@ export interface NewKeyRequest {
   readonly name: string;
   readonly routerIds?: readonly string[] | undefined;
   readonly rpmLimit?: number | undefined;
+  readonly tpmLimit?: number | undefined;
+  readonly maxConcurrency?: number | undefined;
   readonly expiresInMs?: number | undefined;
 }
 
@@ -27,6 +30,7 @@ export interface NewKeyRequest {
 export interface UsageListRequest {
   readonly ownerEmail?: string | undefined;
   readonly keyId?: string | undefined;
+  readonly routerId?: string | undefined;
   /** Epoch milliseconds; records at or after it. */
   readonly since?: number | undefined;
   /** @default 100 */
@@ -62,6 +66,7 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
     ...createCustomModelAdmin(repositories, catalog, ownerByEmail),
     ...createRouterAdmin(repositories, catalog, ownerByEmail),
     ...createAgentAdmin(repositories, catalog, ownerByEmail, agentLimits),
+    ...createBudgetAdmin(repositories, ownerByEmail),
 
     async createUser(email: string, password: string): Promise<UserRow> {
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AdminInputError(`"${email}" is not an email address.`);
@@ -83,6 +88,9 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
       if (input.rpmLimit !== undefined && (!Number.isInteger(input.rpmLimit) || input.rpmLimit < 1)) {
         throw new AdminInputError('--rpm must be a positive whole number.');
       }
+      for (const [value, flag] of [[input.tpmLimit, '--tpm'], [input.maxConcurrency, '--max-concurrency']] as const) {
+        if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new AdminInputError(`${flag} must be a positive whole number.`);
+      }
       if (input.routerIds !== undefined) {
         for (const id of input.routerIds) {
           const router = await repositories.routers.findById(id);
@@ -98,6 +106,8 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
         displayPrefix: generated.displayPrefix,
         routerIds: input.routerIds,
         rpmLimit: input.rpmLimit,
+        tpmLimit: input.tpmLimit,
+        maxConcurrency: input.maxConcurrency,
         createdAt,
         expiresAt: input.expiresInMs === undefined ? undefined : createdAt + input.expiresInMs,
       });
@@ -141,6 +151,7 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
         limit,
         ...(owner === undefined ? {} : { ownerId: owner.id }),
         ...(request.keyId === undefined ? {} : { keyId: request.keyId }),
+        ...(request.routerId === undefined ? {} : { routerId: request.routerId }),
         ...(request.since === undefined ? {} : { since: request.since }),
       });
     },

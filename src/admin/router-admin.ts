@@ -17,6 +17,9 @@ export interface NewRouterRequest {
   readonly strategy: string;
   /** Checked here (router-settings-input.ts). @default {} (every default) */
   readonly settings?: RouterSettings | undefined;
+  /** Requests / tokens per minute across every key of the router; absent: no router limit. */
+  readonly rpmLimit?: number | undefined;
+  readonly tpmLimit?: number | undefined;
 }
 
 export interface RouterUpdateRequest {
@@ -27,6 +30,13 @@ export interface RouterUpdateRequest {
   readonly strategy?: string | undefined;
   /** Per setting: a value replaces it, `null` goes back to the default, absent keeps it. */
   readonly settings?: RouterSettingsChange | undefined;
+  /** A number sets the router's limit, `null` removes it, absent keeps it. */
+  readonly rpmLimit?: number | null | undefined;
+  readonly tpmLimit?: number | null | undefined;
+}
+
+function checkLimit(value: number | null | undefined, flag: string): void {
+  if (value !== undefined && value !== null && (!Number.isInteger(value) || value < 1)) throw new AdminInputError(`${flag} must be a positive whole number (or "none").`);
 }
 
 /**
@@ -62,7 +72,9 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
       const strategy = checkStrategy(input.strategy);
       const models = await checkModels(owner.id, input.models);
       const settings = validateRouterSettings(input.settings ?? {});
-      return repositories.routers.create({ ownerId: owner.id, name, strategy, models, settings });
+      checkLimit(input.rpmLimit, '--rpm');
+      checkLimit(input.tpmLimit, '--tpm');
+      return repositories.routers.create({ ownerId: owner.id, name, strategy, models, settings, rpmLimit: input.rpmLimit, tpmLimit: input.tpmLimit });
     },
 
     /** Changes what is given and keeps the rest. */
@@ -71,7 +83,10 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
       const current = await repositories.routers.findById(input.id);
       if (current === undefined || current.ownerId !== owner.id) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
       const settingsChange = input.settings ?? {};
-      if (input.name === undefined && input.models === undefined && input.strategy === undefined && isEmptySettingsChange(settingsChange)) {
+      checkLimit(input.rpmLimit, '--rpm');
+      checkLimit(input.tpmLimit, '--tpm');
+      const limitsChange = input.rpmLimit !== undefined || input.tpmLimit !== undefined;
+      if (input.name === undefined && input.models === undefined && input.strategy === undefined && isEmptySettingsChange(settingsChange) && !limitsChange) {
         throw new AdminInputError('Nothing to change: give at least one of name, models, strategy, weights, quality target, cost ceiling.');
       }
       const changes: RouterChanges = {
@@ -79,6 +94,8 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
         ...(input.strategy !== undefined ? { strategy: checkStrategy(input.strategy) } : {}),
         ...(input.models !== undefined ? { models: await checkModels(owner.id, input.models) } : {}),
         ...(isEmptySettingsChange(settingsChange) ? {} : { settings: applySettingsChange(current.settings, settingsChange) }),
+        ...(input.rpmLimit !== undefined ? { rpmLimit: input.rpmLimit } : {}),
+        ...(input.tpmLimit !== undefined ? { tpmLimit: input.tpmLimit } : {}),
       };
       const updated = await repositories.routers.update(owner.id, input.id, changes);
       if (updated === undefined) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);

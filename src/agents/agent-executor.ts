@@ -1,3 +1,4 @@
+import { chargeQuietly, type BudgetGuard } from '../limits/budget-guard.js';
 import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import { accountCall } from '../accounting/call-accounting.js';
 import { GatewayError, errors } from '../lib/errors.js';
@@ -17,6 +18,8 @@ export interface AgentRuntime extends RouteCallDependencies {
   readonly routers: { find(id: string): Promise<RouterRecord | undefined> };
   readonly usage: Pick<UsageRecorder, 'record'>;
   readonly executions: AgentExecutionsRepository;
+  /** Spend caps of the key and of each step's router: checked before every step, charged after it. */
+  readonly budgets?: BudgetGuard | undefined;
 }
 
 export interface AgentRunRequest {
@@ -140,6 +143,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
       carbon_grams: full.carbonGrams,
       attempts: full.attempts,
     });
+    void chargeQuietly(runtime.budgets, request.keyId, full.routerId ?? undefined, full.costUsd, () => undefined);
     return runtime.executions.recordStep(executionId, full);
   };
 
@@ -189,6 +193,8 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
     const started = { at: runtime.now(), perf: performance.now() };
     let answer: RoutedAnswer | undefined;
     try {
+      // A key or router over its budget stops the run before the step's call (429 insufficient_quota, with the execution id).
+      if (request.keyId !== undefined) await runtime.budgets?.check({ keyId: request.keyId, routerId: step.definition.router ?? '' });
       const chatRequest = buildRequest(step, values);
       const route = await prepare(step, chatRequest);
       answer = await callRoute(route, chatRequest, runtime, { startedAt: started.perf, signal, deadlineAt });

@@ -1,4 +1,6 @@
 import { keyStatus, parseDuration, parseWholeNumber } from '../admin/admin-service.js';
+import { describeBudget, parseBudgetFlags } from '../admin/budget-admin.js';
+import type { BudgetRecord } from '../storage/budgets-repository.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import { splitList, type CommandSpec } from './command.js';
 import { isoTime, renderTable, shortTime, type JsonObject } from './output.js';
@@ -15,6 +17,8 @@ export function keyJson(key: ApiKeyRecord, ownerEmail: string, now: number): Jso
     displayPrefix: key.displayPrefix,
     routers: key.routerIds ?? null,
     rpm: key.rpmLimit ?? null,
+    tpm: key.tpmLimit ?? null,
+    maxConcurrency: key.maxConcurrency ?? null,
     createdAt: isoTime(key.createdAt),
     lastUsedAt: isoTime(key.lastUsedAt),
     expiresAt: isoTime(key.expiresAt),
@@ -25,7 +29,10 @@ export function keyJson(key: ApiKeyRecord, ownerEmail: string, now: number): Jso
 
 function describeScope(key: ApiKeyRecord): string {
   const routers = key.routerIds === undefined ? 'every router of its owner' : `routers ${key.routerIds.join(', ')}`;
-  const rpm = key.rpmLimit === undefined ? 'the server default rpm' : `${key.rpmLimit} requests/minute`;
+  const rpm =
+    (key.rpmLimit === undefined ? 'the server default rpm' : `${key.rpmLimit} requests/minute`) +
+    (key.tpmLimit === undefined ? '' : `, ${key.tpmLimit} tokens/minute`) +
+    (key.maxConcurrency === undefined ? '' : `, at most ${key.maxConcurrency} in flight`);
   const expires = key.expiresAt === undefined ? 'never expires' : `expires ${shortTime(key.expiresAt)}`;
   return `${routers}; ${rpm}; ${expires}`;
 }
@@ -40,17 +47,25 @@ const createKey: CommandSpec = {
     owner: { type: 'string', valueName: 'email', required: true, description: 'Email of the user who owns the key' },
     name: { type: 'string', valueName: 'name', required: true, description: 'What the key is for, e.g. "staging backend"' },
     routers: { type: 'string', valueName: 'id,id', description: 'Only these routers of the owner (comma-separated router ids)' },
-    rpm: { type: 'string', valueName: 'n', description: 'Requests per minute allowed with this key' },
+    rpm: { type: 'string', valueName: 'n', description: 'Requests per minute allowed with this key (any 60 s window)' },
+    tpm: { type: 'string', valueName: 'n', description: 'Tokens per minute allowed with this key (prompt + max_tokens before the call, real usage after)' },
+    'max-concurrency': { type: 'string', valueName: 'n', description: 'Requests in flight at once with this key; default no cap' },
     'expires-in': { type: 'string', valueName: 'duration', description: 'Lifetime such as 90d, 12h, 30m or 45s; default never' },
+    'budget-usd': { type: 'string', valueName: 'usd', description: 'Spend cap in USD per --budget-period; over it requests get 429 insufficient_quota' },
+    'budget-period': { type: 'string', valueName: 'day|month', description: 'UTC calendar day or month the budget covers (default month)' },
   },
   examples: [
     'modelport key create --owner owner@example.com --name "staging backend"',
     'modelport key create --owner owner@example.com --name ci --routers rt_AbC...,rt_XyZ... --rpm 60 --expires-in 90d',
+    'modelport key create --owner owner@example.com --name batch --rpm 30 --tpm 40000 --max-concurrency 4',
   ],
   async run(options, context) {
     const routersText = options.string('routers');
     const rpmText = options.string('rpm');
+    const tpmText = options.string('tpm');
+    const concurrencyText = options.string('max-concurrency');
     const expiresText = options.string('expires-in');
+    const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
     const admin = await context.admin();
     const ownerEmail = options.requiredString('owner');
     const { key, value } = await admin.createKey({
@@ -58,13 +73,16 @@ const createKey: CommandSpec = {
       name: options.requiredString('name'),
       routerIds: routersText === undefined ? undefined : splitList(routersText),
       rpmLimit: rpmText === undefined ? undefined : parseWholeNumber(rpmText, '--rpm'),
+      tpmLimit: tpmText === undefined ? undefined : parseWholeNumber(tpmText, '--tpm'),
+      maxConcurrency: concurrencyText === undefined ? undefined : parseWholeNumber(concurrencyText, '--max-concurrency'),
       expiresInMs: expiresText === undefined ? undefined : parseDuration(expiresText),
     });
+    const budgetSet: BudgetRecord | undefined = budget?.amountUsd == null ? undefined : await admin.setBudget(ownerEmail, 'key', key.id, budget);
     return {
-      json: { key: keyJson(key, ownerEmail.toLowerCase(), context.now()), value },
+      json: { key: { ...keyJson(key, ownerEmail.toLowerCase(), context.now()), budget: budgetSet === undefined ? null : { usd: budgetSet.amountUsd, period: budgetSet.period } }, value },
       stdout: `${value}\n`,
       stderr:
-        `Created key ${key.id} "${key.name}" for ${ownerEmail}: ${describeScope(key)}.\n` +
+        `Created key ${key.id} "${key.name}" for ${ownerEmail}: ${describeScope(key)}; ${describeBudget(budgetSet)}.\n` +
         'WARNING: this is the only time the key is shown; it cannot be shown again. Store it now.\n',
     };
   },

@@ -1,8 +1,10 @@
 import { AdminInputError } from '../admin/admin-errors.js';
 import type { RouterWithOwner } from '../admin/admin-service.js';
+import { describeBudget, parseBudgetFlags } from '../admin/budget-admin.js';
 import { applySettingsChange, formatWeights, parseSettingNumber, parseWeights, type RouterSettingsChange } from '../admin/router-settings-input.js';
 import type { RouterSettings } from '../routing/routing-contract.js';
 import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
+import { parseWholeNumber } from '../admin/admin-service.js';
 import { splitList, type CommandSpec, type OptionSpec, type OptionValues } from './command.js';
 import { isoTime, renderTable, shortTime, type JsonObject } from './output.js';
 
@@ -14,6 +16,8 @@ export function routerJson({ router, ownerEmail }: RouterWithOwner): JsonObject 
     owner: ownerEmail,
     strategy: router.strategy,
     models: router.models,
+    rpm: router.rpmLimit ?? null,
+    tpm: router.tpmLimit ?? null,
     settings: settingsJson(router.settings),
     createdAt: isoTime(router.createdAt),
     updatedAt: isoTime(router.updatedAt),
@@ -44,7 +48,18 @@ const SETTINGS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   },
   'quality-target': { type: 'string', valueName: '0..1', description: 'auto: the predicted probability of a good answer to aim for (default 0.8); "none" for the default' },
   'max-cost': { type: 'string', valueName: 'usd', description: 'Skip models whose expected cost for a request is above this many USD; "none" for no ceiling' },
+  'budget-usd': { type: 'string', valueName: 'usd', description: 'Spend cap of the router in USD per --budget-period (every key together); "none" to remove it' },
+  'budget-period': { type: 'string', valueName: 'day|month', description: 'UTC calendar day or month the budget covers (default month)' },
+  rpm: { type: 'string', valueName: 'n', description: 'Requests per minute across every key of the router (any 60 s window); "none" to remove; default no router limit' },
+  tpm: { type: 'string', valueName: 'n', description: 'Tokens per minute across every key of the router; "none" to remove; default no router limit' },
 };
+
+/** --rpm / --tpm of a router: a whole number, or "none" (null) to remove the limit. */
+function routerLimit(options: OptionValues, flag: 'rpm' | 'tpm'): number | null | undefined {
+  const text = options.string(flag);
+  if (text === undefined) return undefined;
+  return text.trim() === 'none' ? null : parseWholeNumber(text, `--${flag}`);
+}
 
 function settingsChange(options: OptionValues): RouterSettingsChange {
   const weights = options.string('weights');
@@ -85,6 +100,7 @@ const createRouter: CommandSpec = {
     'modelport router create --owner owner@example.com --name mix --models sim:small,sim:large --strategy balanced --weights cost=0.5,quality=0.5 --max-cost 0.01',
   ],
   async run(options, context) {
+    const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
     const admin = await context.admin();
     const ownerEmail = options.requiredString('owner');
     const router = await admin.createRouter({
@@ -94,11 +110,14 @@ const createRouter: CommandSpec = {
       strategy: options.requiredString('strategy'),
       // On a new router "none"/"equal" simply mean the default.
       settings: applySettingsChange({}, settingsChange(options)),
+      rpmLimit: routerLimit(options, 'rpm') ?? undefined,
+      tpmLimit: routerLimit(options, 'tpm') ?? undefined,
     });
+    const budgetSet = budget?.amountUsd == null ? undefined : await admin.setBudget(ownerEmail, 'router', router.id, budget);
     return {
-      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }) },
+      json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }), budget: budgetSet === undefined ? null : { usd: budgetSet.amountUsd, period: budgetSet.period } } },
       stdout: `${router.id}\n`,
-      stderr: `Created router "${router.name}" for ${ownerEmail}: ${router.strategy} over ${router.models.join(', ')}${settingsSummary(router.settings)}.\n`,
+      stderr: `Created router "${router.name}" for ${ownerEmail}: ${router.strategy} over ${router.models.join(', ')}${settingsSummary(router.settings)}${budgetSet === undefined ? '' : `; ${describeBudget(budgetSet)}`}.\n`,
     };
   },
 };
@@ -125,21 +144,31 @@ const updateRouter: CommandSpec = {
     const admin = await context.admin();
     const ownerEmail = options.requiredString('owner');
     const models = options.string('models');
-    const router = await admin.updateRouter({
-      ownerEmail,
-      id: options.requiredString('id'),
-      name: options.string('name'),
-      strategy: options.string('strategy'),
-      models: models === undefined ? undefined : splitList(models),
-      settings: settingsChange(options),
-    });
+    const id = options.requiredString('id');
+    const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
+    const budgetOnly = budget !== undefined && ['name', 'strategy', 'models', 'weights', 'quality-target', 'max-cost', 'rpm', 'tpm'].every((flag) => options.string(flag) === undefined);
+    if (budget !== undefined) await admin.setBudget(ownerEmail, 'router', id, budget);
+    const router = budgetOnly
+      ? (await admin.listRoutersWithOwners(ownerEmail)).find((entry) => entry.router.id === id)?.router
+      : await admin.updateRouter({
+          ownerEmail,
+          id,
+          name: options.string('name'),
+          strategy: options.string('strategy'),
+          models: models === undefined ? undefined : splitList(models),
+          settings: settingsChange(options),
+          rpmLimit: routerLimit(options, 'rpm'),
+          tpmLimit: routerLimit(options, 'tpm'),
+        });
+    if (router === undefined) throw new Error(`router ${id} vanished while it was updated`);
+    const budgetNow = await admin.findBudget('router', router.id);
     const { weights, qualityTarget, maxCostPerRequestUsd } = router.settings;
     return {
-      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }) },
+      json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }), budget: budgetNow === undefined ? null : { usd: budgetNow.amountUsd, period: budgetNow.period } } },
       stdout: `${router.id}\n`,
       stderr:
         `Updated router "${router.name}": ${router.strategy} over ${router.models.join(', ')}; weights ${formatWeights(weights)}; ` +
-        `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}.\n`,
+        `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}${budgetNow === undefined ? '' : `; ${describeBudget(budgetNow)}`}.\n`,
     };
   },
 };

@@ -33,6 +33,7 @@ const listUsage: CommandSpec = {
   options: {
     key: { type: 'string', valueName: 'key-id', description: 'Only requests made with this key id (key_...)' },
     owner: { type: 'string', valueName: 'email', description: 'Only requests made with keys of this user' },
+    router: { type: 'string', valueName: 'router-id', description: 'Only requests to this router (rt_...)' },
     since: { type: 'string', valueName: 'time', description: 'Only records from this time on: ISO 8601 (2026-01-31T12:00:00Z) or a duration back from now (1h, 7d)' },
     limit: { type: 'string', valueName: 'n', description: `At most this many records, 1 to ${MAX_USAGE_LIMIT} (default 100)` },
   },
@@ -44,6 +45,7 @@ const listUsage: CommandSpec = {
     const rows = await admin.listUsage({
       ownerEmail: options.string('owner'),
       keyId: options.string('key'),
+      routerId: options.string('router'),
       since: sinceText === undefined ? undefined : parseSince(sinceText, context.now()),
       limit: limitText === undefined ? undefined : parseWholeNumber(limitText, '--limit'),
     });

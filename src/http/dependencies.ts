@@ -4,6 +4,8 @@ import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import type { KeyAuthenticator } from '../auth/key-authenticator.js';
 import type { RequestRateLimiter } from '../limits/request-rate-limiter.js';
 import type { DashboardServices } from '../dashboard/dashboard-services.js';
+import type { BudgetGuard } from '../limits/budget-guard.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 import type { ChatModel } from '../providers/contract.js';
 import type { OwnerProviders } from '../providers/owner-providers.js';
 import type { ModelCatalog } from '../routing/catalog.js';
@@ -39,6 +41,10 @@ export interface AppDependencies {
    * @default every model is the server's
    */
   readonly isServerModel?: (model: ChatModel) => boolean;
+  /** Spend caps per key and router: checked before the call, charged after. Absent: no budgets. */
+  readonly budgets?: BudgetGuard;
+  /** Prometheus metrics (`GET /metrics`). Absent: nothing measured, no endpoint. */
+  readonly metrics?: GatewayMetrics;
   /** Uniform in [0, 1), for routing's exploration (latency_optimized). @default Math.random */
   readonly random?: () => number;
   /** The dashboard's API (/api/dashboard) and web app (/). Absent: neither is served. */
@@ -55,4 +61,6 @@ export interface HttpSettings {
   readonly maxAttempts: number;
   /** Total time a request may spend trying models, from its arrival. @default 300000 */
   readonly fallbackDeadlineMs?: number;
+  /** Bearer token `GET /metrics` requires; undefined: open. */
+  readonly metricsToken?: string | undefined;
 }

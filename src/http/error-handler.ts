@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError, errors } from '../lib/errors.js';
+import { isDatabaseUnavailable } from '../storage/database-errors.js';
 
 interface AjvError {
   readonly keyword: string;
@@ -64,6 +65,8 @@ export function resolveGatewayError(error: FastifyError | GatewayError, request:
     gatewayError = errors.invalidRequest('The Content-Type header is malformed; send "Content-Type: application/json".', null, 'invalid_request');
   } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     gatewayError = errors.invalidRequest(error.message, null, 'invalid_request');
+  } else if (isDatabaseUnavailable(error)) {
+    gatewayError = errors.databaseUnavailable();
   } else {
     request.log.error({ err: error }, 'unhandled error');
     gatewayError = errors.internal();

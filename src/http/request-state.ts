@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { RateTicket } from '../limits/rate-limits.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { NewUsageRecord } from '../storage/schema.js';
 
@@ -19,6 +20,8 @@ export interface RequestState {
   errorCode: string | null;
   /** Set once the usage record is queued, so it is never queued twice. */
   recorded: boolean;
+  /** The request's rate-limit admissions (released and corrected when it ends). */
+  rateTicket?: RateTicket | undefined;
 }
 
 declare module 'fastify' {

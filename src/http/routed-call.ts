@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { chargeQuietly } from '../limits/budget-guard.js';
 import { GatewayError, errors } from '../lib/errors.js';
 import type { ChatRequest, ChatResult, Usage } from '../providers/contract.js';
 import type { ModelResolver } from '../providers/registry.js';
@@ -66,8 +67,17 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
   // Everything that makes the request itself invalid (400) is found before the router is looked up (404/403).
   checkMessages(input.chatRequest);
   const router = await resolveRouter(request, input.bodyModel, deps);
+  // Budgets (429 insufficient_quota) before any model is called; a request admitted here always completes.
+  if (request.gateway.key !== undefined) await deps.budgets?.check({ keyId: request.gateway.key.id, routerId: router.id });
   const plan = await prepareRoute(router, input.chatRequest, deps);
   void reply.header('x-modelport-router-decision', plan.strategy);
+  // Tokens per minute (the prompt plus max_tokens, corrected when the call ends) and the router's own limits.
+  const ticket = request.gateway.rateTicket;
+  const key = request.gateway.key;
+  if (ticket !== undefined && key !== undefined) {
+    const maxTokens = input.chatRequest.max_completion_tokens ?? input.chatRequest.max_tokens ?? 0;
+    void reply.headers(await deps.rateLimiter.admitRouted(ticket, key, router, plan.estimatedPromptTokens + maxTokens));
+  }
 
   const abort = new AbortController();
   reply.raw.once('close', () => {
@@ -161,6 +171,8 @@ export async function completeRoutedCall(request: FastifyRequest, reply: Fastify
     carbonGrams: account.carbonGrams,
     attempts: outcome.attempts.length,
   });
+  // Charged before the answer leaves, so the client's next request (to any instance) sees it.
+  await chargeQuietly(deps.budgets, state.key?.id, routed.router.id, account.costUsd, (error) => request.log.warn({ err: error }, 'budget charge failed'));
   const meta: RouterMeta = {
     modelUsed: outcome.model.id,
     cost: account.costUsd,

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accountCall } from '../accounting/call-accounting.js';
+import { chargeQuietly } from '../limits/budget-guard.js';
 import { GatewayError } from '../lib/errors.js';
 import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '../providers/contract.js';
 import type { ModelInfo } from '../routing/catalog.js';
@@ -128,6 +129,8 @@ export async function streamRoutedCall(
     carbonGrams: account.carbonGrams,
     attempts: outcome.attempts.length,
   });
+  // The stream's real cost (its usage, or counted tokens) is charged before its last event.
+  await chargeQuietly(deps.budgets, state.key?.id, routed.router.id, account.costUsd, (error) => request.log.warn({ err: error }, 'budget charge failed'));
 
   if (failure !== undefined) {
     // A stream that broke after bytes were sent ends with an error event, never silently.

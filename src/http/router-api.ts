@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readBearerToken } from '../auth/api-key-format.js';
 import { errors, GatewayError } from '../lib/errors.js';
-import { rateLimitHeaders } from '../limits/request-rate-limiter.js';
 import { agentsApi } from './agents-api.js';
 import { anthropicMessagesApi } from './anthropic/messages-route.js';
 import { registerChatCompletions } from './chat-completions-route.js';
@@ -34,15 +33,14 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
     if (deps.settings.requireHttps && request.protocol !== 'https') throw errors.httpsRequired();
     const key = await deps.authenticator.authenticate(readApiKey(request));
     request.gateway.key = key;
-    const decision = await deps.rateLimiter.consume(key.id, key.rpmLimit ?? deps.settings.defaultRpm);
-    const headers = rateLimitHeaders(decision);
-    if (!decision.allowed) {
-      throw errors.rateLimited(
-        `Rate limit reached for this API key: ${decision.limit} requests per minute. Retry after ${Math.ceil(decision.resetMs / 1000)} s.`,
-        { ...headers, 'retry-after': String(Math.max(1, Math.ceil(decision.resetMs / 1000))) },
-      );
-    }
-    void reply.headers(headers);
+    // Rate limits (docs/limits.md): requests per minute and requests in flight now; tokens and the router's limits once the body is read.
+    const ticket = await deps.rateLimiter.admitRequest(key);
+    request.gateway.rateTicket = ticket;
+    // 'close' comes for every answer, streamed or not, and for clients that leave: the slot is always freed.
+    reply.raw.once('close', () => {
+      deps.rateLimiter.finish(ticket, request.gateway.promptTokens + request.gateway.completionTokens);
+    });
+    void reply.headers(ticket.headers);
   });
 
   // One usage record per authenticated request, failures included (streams record their own).

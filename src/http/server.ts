@@ -10,6 +10,7 @@ import { parseJsonBody } from './json-body.js';
 import { routerApi } from './router-api.js';
 import { dashboardApi } from './dashboard/dashboard-api.js';
 import { DEFAULT_WEB_ROOT, staticSite } from './dashboard/static-site.js';
+import { registerMetricsRoute } from '../observability/metrics-route.js';
 
 export interface ServerOptions {
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
@@ -82,6 +83,7 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     if (closing) throw errors.shuttingDown();
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
+  if (deps.metrics !== undefined) registerMetricsRoute(app, { metrics: deps.metrics, token: deps.settings.metricsToken });
   await app.register(routerApi, deps);
   if (deps.dashboard !== undefined) {
     await app.register(dashboardApi, { deps, services: deps.dashboard.services });

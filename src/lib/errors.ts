@@ -10,6 +10,7 @@ export type ErrorType =
   | 'authorization_error'
   | 'not_found_error'
   | 'rate_limit_error'
+  | 'insufficient_quota'
   | 'api_error'
   | 'upstream_error'
   | 'service_unavailable';
@@ -116,6 +117,23 @@ export const errors = {
     ),
   rateLimited: (message: string, headers: Record<string, string>) =>
     new GatewayError(429, 'rate_limit_error', 'rate_limit_exceeded', message, { headers }),
+  /** The database is unreachable or restarting (docs/deployment.md); nothing was charged. */
+  databaseUnavailable: () =>
+    new GatewayError(503, 'service_unavailable', 'database_unavailable', 'The database is unavailable for a moment. Please retry.', {
+      headers: { 'retry-after': '1' },
+    }),
+  /** A key's or router's spend cap for the period is reached (OpenAI's `insufficient_quota`). */
+  budgetExceeded: (message: string, headers: Record<string, string>) =>
+    new GatewayError(429, 'insufficient_quota', 'insufficient_quota', message, { headers }),
+  /** Rate limits cannot be checked safely for a moment (Redis just went down: docs/limits.md, safe mode). */
+  rateLimitsUnavailable: (retryAfterSeconds: number) =>
+    new GatewayError(
+      503,
+      'service_unavailable',
+      'rate_limits_unavailable',
+      'Rate limits cannot be checked for a moment (shared state unreachable). Please retry.',
+      { headers: { 'retry-after': String(Math.max(1, retryAfterSeconds)) } },
+    ),
   internal: (cause?: unknown) =>
     new GatewayError(500, 'api_error', 'internal_error', 'The server had an error while processing your request. Please retry.', {
       cause,

@@ -11,6 +11,10 @@ export interface ApiKeyRecord {
   /** Routers this key may use; undefined means every router of its owner. */
   readonly routerIds: readonly string[] | undefined;
   readonly rpmLimit: number | undefined;
+  /** Tokens per minute; undefined: the server default (MODELPORT_DEFAULT_TPM), if any. */
+  readonly tpmLimit?: number | undefined;
+  /** Requests in flight at once; undefined: no cap. */
+  readonly maxConcurrency?: number | undefined;
   readonly createdAt: number;
   readonly lastUsedAt: number | undefined;
   readonly expiresAt: number | undefined;
@@ -24,6 +28,8 @@ export interface NewApiKey {
   readonly displayPrefix: string;
   readonly routerIds?: readonly string[] | undefined;
   readonly rpmLimit?: number | undefined;
+  readonly tpmLimit?: number | undefined;
+  readonly maxConcurrency?: number | undefined;
   readonly expiresAt?: number | undefined;
   /** Defaults to now; given when the caller computed expiresAt from the same instant. */
   readonly createdAt?: number | undefined;
@@ -37,6 +43,8 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
     displayPrefix: row.display_prefix,
     routerIds: row.router_ids === null ? undefined : (JSON.parse(row.router_ids) as string[]),
     rpmLimit: row.rpm_limit ?? undefined,
+    tpmLimit: row.tpm_limit ?? undefined,
+    maxConcurrency: row.max_concurrency ?? undefined,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at ?? undefined,
     expiresAt: row.expires_at ?? undefined,
@@ -55,6 +63,8 @@ export function createApiKeysRepository(db: Kysely<Database>, now: () => number)
         display_prefix: key.displayPrefix,
         router_ids: key.routerIds === undefined ? null : JSON.stringify(key.routerIds),
         rpm_limit: key.rpmLimit ?? null,
+        tpm_limit: key.tpmLimit ?? null,
+        max_concurrency: key.maxConcurrency ?? null,
         created_at: key.createdAt ?? now(),
         last_used_at: null,
         expires_at: key.expiresAt ?? null,

@@ -8,6 +8,8 @@ import { providerCredentialsMigration } from './migrations/0002-provider-credent
 import { routerSettingsMigration } from './migrations/0003-router-settings.js';
 import { agentsMigration } from './migrations/0004-agents.js';
 import { accountsMigration } from './migrations/0005-accounts.js';
+import { keyLimitsMigration } from './migrations/0006-key-limits.js';
+import { budgetsMigration } from './migrations/0007-budgets.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -30,6 +32,9 @@ export function openStorage(url: string): Storage {
       // bigint (int8) columns hold epoch milliseconds, well inside 2^53.
       types: { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) } as pg.CustomTypesConfig,
     });
+    // An idle connection the server closed (restart, failover) is dropped by the pool and replaced on
+    // next use; unheard, its 'error' event would end the process.
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
@@ -56,6 +61,8 @@ const migrations: Record<string, Migration> = {
   '0003-router-settings': routerSettingsMigration,
   '0004-agents': agentsMigration,
   '0005-accounts': accountsMigration,
+  '0006-key-limits': keyLimitsMigration,
+  '0007-budgets': budgetsMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

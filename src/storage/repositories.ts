@@ -1,6 +1,7 @@
 import { createAgentExecutionsRepository } from './agent-executions-repository.js';
 import { createAgentsRepository } from './agents-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
+import { createBudgetsRepository } from './budgets-repository.js';
 import { createChangesRepository } from './changes-repository.js';
 import { createCustomModelsRepository } from './custom-models-repository.js';
 import type { Storage } from './database.js';
@@ -20,6 +21,7 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     customModels: createCustomModelsRepository(storage.db, now),
     agents: createAgentsRepository(storage.db, now),
     agentExecutions: createAgentExecutionsRepository(storage.db),
+    budgets: createBudgetsRepository(storage.db, now),
   };
 }
 

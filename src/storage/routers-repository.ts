@@ -13,6 +13,9 @@ export interface RouterRecord {
   readonly models: readonly string[];
   /** Weights, quality target, cost ceiling; `{}` when every default applies. */
   readonly settings: RouterSettings;
+  /** Requests / tokens per minute across all keys; undefined: no router limit (the default). */
+  readonly rpmLimit?: number | undefined;
+  readonly tpmLimit?: number | undefined;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -24,6 +27,8 @@ export interface NewRouter {
   readonly models: readonly string[];
   /** Already validated (admin service). @default {} */
   readonly settings?: RouterSettings;
+  readonly rpmLimit?: number | undefined;
+  readonly tpmLimit?: number | undefined;
 }
 
 /** What an update may change; absent fields stay as they are. `settings` replaces the whole object. */
@@ -32,6 +37,9 @@ export interface RouterChanges {
   readonly strategy?: string;
   readonly models?: readonly string[];
   readonly settings?: RouterSettings;
+  /** null removes the router's limit. */
+  readonly rpmLimit?: number | null;
+  readonly tpmLimit?: number | null;
 }
 
 function toRecord(row: RouterRow): RouterRecord {
@@ -42,6 +50,8 @@ function toRecord(row: RouterRow): RouterRecord {
     strategy: row.strategy,
     models: JSON.parse(row.models) as string[],
     settings: readSettings(row.settings),
+    rpmLimit: row.rpm_limit ?? undefined,
+    tpmLimit: row.tpm_limit ?? undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -61,6 +71,8 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
         created_at: time,
         updated_at: time,
         deleted_at: null,
+        rpm_limit: router.rpmLimit ?? null,
+        tpm_limit: router.tpmLimit ?? null,
       };
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('routers').values(row).execute();
@@ -93,6 +105,8 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
             ...(changes.strategy !== undefined ? { strategy: changes.strategy } : {}),
             ...(changes.models !== undefined ? { models: JSON.stringify(changes.models) } : {}),
             ...(changes.settings !== undefined ? { settings: writeSettings(changes.settings) } : {}),
+            ...(changes.rpmLimit !== undefined ? { rpm_limit: changes.rpmLimit } : {}),
+            ...(changes.tpmLimit !== undefined ? { tpm_limit: changes.tpmLimit } : {}),
           })
           .where('id', '=', id)
           .where('owner_id', '=', ownerId)

@@ -22,6 +22,10 @@ export interface RoutersTable {
   created_at: Millis;
   updated_at: Millis;
   deleted_at: Millis | null;
+  /** Requests per minute across every key (0006); null: no router limit. */
+  rpm_limit: number | null;
+  /** Tokens per minute across every key (0006); null: no router limit. */
+  tpm_limit: number | null;
 }
 
 export interface ApiKeysTable {
@@ -35,6 +39,10 @@ export interface ApiKeysTable {
   /** JSON array of router ids, or null for every router of the owner. */
   router_ids: string | null;
   rpm_limit: number | null;
+  /** Tokens per minute (0006); null: no token limit unless the server sets a default. */
+  tpm_limit: number | null;
+  /** Requests in flight at once (0006); null: no cap. */
+  max_concurrency: number | null;
   created_at: Millis;
   last_used_at: Millis | null;
   expires_at: Millis | null;
@@ -165,6 +173,17 @@ export interface AgentExecutionStepsTable {
   finished_at: Millis;
 }
 
+export interface BudgetsTable {
+  /** `key` or `router`. */
+  subject_kind: string;
+  subject_id: string;
+  amount_usd: number;
+  /** `day` or `month`: UTC calendar periods. */
+  period: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface ChangeCounterTable {
   id: number;
   version: ColumnType<number, number, number>;
@@ -201,6 +220,13 @@ export interface KeyRotationsTable {
   created_at: Millis;
 }
 
+/** Live gateway processes (0006): each heartbeats its row, so the fleet size is known without Redis. */
+export interface GatewayInstancesTable {
+  id: string;
+  started_at: Millis;
+  heartbeat_at: Millis;
+}
+
 export interface Database {
   users: UsersTable;
   routers: RoutersTable;
@@ -217,6 +243,8 @@ export interface Database {
   agent_versions: AgentVersionsTable;
   agent_executions: AgentExecutionsTable;
   agent_execution_steps: AgentExecutionStepsTable;
+  budgets: BudgetsTable;
+  gateway_instances: GatewayInstancesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -229,4 +257,5 @@ export type NewUsageRecord = Insertable<UsageRecordsTable>;
 export type AgentRow = Selectable<AgentsTable>;
 export type AgentExecutionRow = Selectable<AgentExecutionsTable>;
 export type AgentExecutionStepRow = Selectable<AgentExecutionStepsTable>;
+export type BudgetRow = Selectable<BudgetsTable>;
 export type { Generated };

@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { createAdminService, type AdminService } from '../../src/admin/admin-service.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { RouterRecord } from '../../src/storage/routers-repository.js';
+import { createGatewayDatabase } from './databases.js';
 
 export interface Gateway {
   readonly app: App;
@@ -33,9 +31,9 @@ export interface GatewayOptions {
  * breakers and 429 back-offs are off (`MODELPORT_BREAKER_ENABLED=true` in `env` turns them on).
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
-  const directory = mkdtempSync(join(tmpdir(), 'modelport-test-'));
+  const database = await createGatewayDatabase();
   const config = loadConfig({
-    DATABASE_URL: join(directory, 'test.db'),
+    DATABASE_URL: database.url,
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
@@ -46,6 +44,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     // Breakers and 429 back-offs off unless a test turns them on: suites share one gateway and fail
     // models on purpose, and a circuit one test opened would skip the model in the next.
     MODELPORT_BREAKER_ENABLED: 'false',
+    // Postgres has no file to keep a generated secret beside.
+    ...(database.dialect === 'postgres' ? { MODELPORT_SECRET_KEY: 'test-secret-key-for-the-postgres-pass-0123456789' } : {}),
     ...options.env,
   });
   const app = await createApp(config, pino({ level: 'silent' }));
@@ -74,7 +74,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     apiKey,
     async close() {
       await app.close();
-      rmSync(directory, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }

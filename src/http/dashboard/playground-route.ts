@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PLAYGROUND_KEY_ID } from '../../dashboard/usage-report.js';
 import { GatewayError, errors } from '../../lib/errors.js';
-import { rateLimitHeaders } from '../../limits/request-rate-limiter.js';
 import type { ApiKeyRecord } from '../../storage/api-keys-repository.js';
 import { toChatRequest } from '../chat-completions-route.js';
 import { chatRequestSchema, type ChatRequestBody } from '../chat-request-schema.js';
@@ -35,14 +34,11 @@ function playgroundKey(ownerId: string): ApiKeyRecord {
 export function registerPlaygroundRoute(app: FastifyInstance, { deps, services }: DashboardContext): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const workspace = await workspaceOf(request, services);
-    const decision = await deps.rateLimiter.consume(`dashboard:${sessionOf(request).userId}`, deps.settings.defaultRpm);
-    if (!decision.allowed) {
-      const headers = rateLimitHeaders(decision);
-      throw errors.rateLimited(`Playground rate limit reached: ${decision.limit} requests per minute.`, {
-        ...headers,
-        'retry-after': String(Math.max(1, Math.ceil(decision.resetMs / 1000))),
-      });
-    }
+    // Limited per person (MODELPORT_DEFAULT_RPM), with the same limiter as keys; the router's own limits apply too.
+    const ticket = await deps.rateLimiter.admitRequest({ ...playgroundKey(workspace.id), id: `dashboard:${sessionOf(request).userId}` });
+    request.gateway.rateTicket = ticket;
+    reply.raw.once('close', () => deps.rateLimiter.finish(ticket, request.gateway.promptTokens + request.gateway.completionTokens));
+    void reply.headers(ticket.headers);
     const body = request.body as ChatRequestBody;
     // A router of another workspace is not found, rather than forbidden: its existence is not revealed.
     if (typeof body.model === 'string' && body.model !== '' && !body.model.startsWith('agent:')) {

@@ -1,0 +1,74 @@
+import type { Logger } from 'pino';
+import { createFleetWindowStore } from '../limits/fleet-window-store.js';
+import { createMemoryWindowStore } from '../limits/memory-window-store.js';
+import { createRateLimits, type RateLimits, type RateLimitSettings } from '../limits/rate-limits.js';
+import { createRedisWindowStore } from '../limits/redis-window-store.js';
+import type { ChangeWatcher } from '../storage/change-watcher.js';
+import type { Storage } from '../storage/database.js';
+import { startInstanceRegistry, type InstanceRegistry } from './instance-registry.js';
+import { startInvalidationBus } from './invalidation-bus.js';
+import { createRedisLink, type RedisLink } from './redis-link.js';
+
+export interface ClusterOptions {
+  /** REDIS_URL; undefined: everything in process (the embedded default). */
+  readonly redisUrl: string | undefined;
+  readonly redisPrefix: string;
+  /** MODELPORT_REDIS_TIMEOUT_MS. @default 250 */
+  readonly redisTimeoutMs?: number;
+  /** MODELPORT_HEARTBEAT_MS. @default 1000 */
+  readonly heartbeatMs?: number;
+  readonly limits: RateLimitSettings;
+  readonly storage: Storage;
+  readonly changes: ChangeWatcher;
+  readonly logger: Logger;
+  readonly now: () => number;
+}
+
+export interface Cluster {
+  readonly rateLimiter: RateLimits;
+  /** The Redis link, when REDIS_URL is set. */
+  readonly link: RedisLink | undefined;
+  readonly instances: InstanceRegistry | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * What instances share (docs/limits.md): rate-limit logs in Redis with a safe
+ * mode, the instance registry in the database, and pub/sub invalidation. Without
+ * REDIS_URL, rate limits live in this process and nothing else is started.
+ */
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const { logger, now } = options;
+  const onError = (error: unknown) => logger.warn({ err: error }, 'rate limit bookkeeping failed');
+  const local = createMemoryWindowStore();
+  if (options.redisUrl === undefined) {
+    return { rateLimiter: createRateLimits(local, options.limits, now, onError), link: undefined, instances: undefined, close: async () => {} };
+  }
+  const link = createRedisLink({ url: options.redisUrl, commandTimeoutMs: options.redisTimeoutMs ?? 250, logger, now });
+  const instances = await startInstanceRegistry(options.storage.db, {
+    heartbeatMs: options.heartbeatMs ?? 1000,
+    now,
+    onError: (error) => logger.warn({ err: error }, 'instance heartbeat failed'),
+  });
+  const store = createFleetWindowStore({
+    shared: createRedisWindowStore(link.client, options.redisPrefix),
+    local,
+    link,
+    fleetSize: (spanMs) => instances.maxLiveWithin(spanMs),
+    now,
+  });
+  const bus = startInvalidationBus(link, `${options.redisPrefix}changes`, () => options.changes.poll(), (error) => logger.warn({ err: error }, 'redis subscribe failed'));
+  options.changes.onChange(() => bus.publish());
+  // Starting while Redis is away is allowed: the instance starts in safe mode.
+  await link.ready(Math.max(1000, (options.redisTimeoutMs ?? 250) * 8));
+  return {
+    rateLimiter: createRateLimits(store, options.limits, now, onError),
+    link,
+    instances,
+    async close() {
+      await bus.close();
+      await instances.close();
+      await link.close();
+    },
+  };
+}

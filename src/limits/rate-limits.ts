@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { errors } from '../lib/errors.js';
+import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
+import type { RouterRecord } from '../storage/routers-repository.js';
+import { formatResetDuration } from './request-rate-limiter.js';
+import type { WindowAdmission, WindowCheck, WindowResult, WindowStore } from './window-store.js';
+
+export interface RateLimitSettings {
+  /** Requests per minute of a key without its own (MODELPORT_DEFAULT_RPM). */
+  readonly defaultRpm: number;
+  /** Tokens per minute of a key without its own (MODELPORT_DEFAULT_TPM); undefined: none. */
+  readonly defaultTpm?: number | undefined;
+  /** The window "per minute" means (MODELPORT_RATE_WINDOW_MS, shorter only in tests). @default 60000 */
+  readonly windowMs?: number;
+  /** How long a concurrency slot lasts if its instance dies before releasing it. @default 900000 */
+  readonly concurrencyLeaseMs?: number;
+}
+
+/** One request's admissions, so they can be corrected and released. */
+export interface RateTicket {
+  readonly id: string;
+  readonly keyId: string;
+  /** Subjects holding this request's entries that are released when it ends (concurrency). */
+  readonly slots: string[];
+  /** Token subjects, corrected to the real usage when the request ends. */
+  readonly tokenSubjects: string[];
+  /** Key rpm subject, released again if a later limit refuses the request. */
+  readonly requestSubjects: string[];
+  /** `x-ratelimit-*` headers for the answer. */
+  readonly headers: Record<string, string>;
+  finished: boolean;
+}
+
+/**
+ * Per key and per router, requests and tokens per minute (strict sliding
+ * windows) and a per-key cap on requests in flight, over a WindowStore
+ * (in process, or Redis with a safe mode). 429 `rate_limit_error` with
+ * `Retry-After` and OpenAI's `x-ratelimit-*` headers; 503 while limits cannot be
+ * checked safely.
+ */
+export interface RateLimits {
+  /** At the request's start: the key's requests per minute and its concurrency cap. */
+  admitRequest(key: ApiKeyRecord): Promise<RateTicket>;
+  /** Once the router and the prompt are known: the key's tokens per minute and the router's limits. Returns the headers to add. */
+  admitRouted(ticket: RateTicket, key: ApiKeyRecord, router: RouterRecord, estimatedTokens: number): Promise<Record<string, string>>;
+  /** When the request ends: corrects token entries to the tokens really used and frees its concurrency slot. */
+  finish(ticket: RateTicket, usedTokens: number | undefined): void;
+}
+
+export function createRateLimits(store: WindowStore, settings: RateLimitSettings, now: () => number, onError: (error: unknown) => void): RateLimits {
+  const windowMs = settings.windowMs ?? 60_000;
+  const leaseMs = settings.concurrencyLeaseMs ?? 900_000;
+  const check = (subject: string, limit: number, weight = 1, window = windowMs): WindowCheck => ({ subject, limit, weight, windowMs: window });
+
+  const refuse = (admission: WindowAdmission, what: (result: WindowResult) => string, headers: Record<string, string>): never => {
+    if (admission.unavailableMs !== undefined) throw errors.rateLimitsUnavailable(Math.ceil(admission.unavailableMs / 1000));
+    const refused = admission.results.filter((result) => !result.allowed);
+    const retryMs = Math.max(...refused.map((result) => result.retryAfterMs));
+    const first = refused[0];
+    const retry = Number.isFinite(retryMs) ? Math.max(1, Math.ceil(retryMs / 1000)) : undefined;
+    const message = `${first === undefined ? 'Rate limit reached.' : what(first)}${retry === undefined ? '' : ` Retry after ${retry} s.`}`;
+    throw errors.rateLimited(message, { ...headers, ...(retry === undefined ? {} : { 'retry-after': String(retry) }) });
+  };
+
+  return {
+    async admitRequest(key) {
+      const id = randomUUID();
+      const rpm = check(`key:${key.id}:rpm`, key.rpmLimit ?? settings.defaultRpm);
+      const checks = [rpm, ...(key.maxConcurrency === undefined ? [] : [check(`key:${key.id}:inflight`, key.maxConcurrency, 1, leaseMs)])];
+      const admission = await store.admit(id, checks, now());
+      const headers = headersFor(admission.results, 'requests', `key:${key.id}:rpm`);
+      if (!admission.allowed) {
+        refuse(admission, (result) =>
+          result.subject.endsWith(':inflight')
+            ? `Too many requests in flight for this API key: at most ${result.limit} at once.`
+            : `Rate limit reached for this API key: ${result.limit} requests per minute.`,
+        headers);
+      }
+      return {
+        id,
+        keyId: key.id,
+        slots: key.maxConcurrency === undefined ? [] : [`key:${key.id}:inflight`],
+        tokenSubjects: [],
+        requestSubjects: [rpm.subject],
+        headers,
+        finished: false,
+      };
+    },
+
+    async admitRouted(ticket, key, router, estimatedTokens) {
+      const tokens = Math.max(0, Math.ceil(estimatedTokens));
+      const tpm = key.tpmLimit ?? settings.defaultTpm;
+      const checks = [
+        ...(tpm === undefined ? [] : [check(`key:${key.id}:tpm`, tpm, tokens)]),
+        ...(router.rpmLimit === undefined ? [] : [check(`router:${router.id}:rpm`, router.rpmLimit)]),
+        ...(router.tpmLimit === undefined ? [] : [check(`router:${router.id}:tpm`, router.tpmLimit, tokens)]),
+      ];
+      if (checks.length === 0) return {};
+      const admission = await store.admit(ticket.id, checks, now());
+      const headers = {
+        ...(router.rpmLimit === undefined ? {} : headersFor(admission.results, 'requests', `router:${router.id}:rpm`, ticket.headers)),
+        ...headersFor(admission.results, 'tokens', tpm === undefined ? `router:${router.id}:tpm` : `key:${key.id}:tpm`),
+      };
+      if (!admission.allowed) {
+        // A refused request does not count against the key's requests either.
+        await store.release(ticket.id, ticket.requestSubjects).catch(onError);
+        refuse(admission, (result) => {
+          const owner = result.subject.startsWith('router:') ? `router ${router.id}` : 'this API key';
+          const unit = result.subject.endsWith(':tpm') ? 'tokens' : 'requests';
+          return Number.isFinite(result.retryAfterMs)
+            ? `Rate limit reached for ${owner}: ${result.limit} ${unit} per minute.`
+            : `Request too large for ${owner}: it needs about ${tokens} tokens, above the limit of ${result.limit} tokens per minute. Lower max_tokens or shorten the prompt.`;
+        }, { ...ticket.headers, ...headers });
+      }
+      ticket.tokenSubjects.push(...checks.filter((entry) => entry.subject.endsWith(':tpm')).map((entry) => entry.subject));
+      return headers;
+    },
+
+    finish(ticket, usedTokens) {
+      if (ticket.finished) return;
+      ticket.finished = true;
+      const work: Array<Promise<void>> = [];
+      if (ticket.slots.length > 0) work.push(store.release(ticket.id, ticket.slots));
+      if (usedTokens !== undefined) for (const subject of ticket.tokenSubjects) work.push(store.adjust(ticket.id, subject, Math.max(0, usedTokens)));
+      void Promise.all(work).catch(onError);
+    },
+  };
+}
+
+/** OpenAI's `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` from the named check's result. */
+function headersFor(results: readonly WindowResult[], unit: 'requests' | 'tokens', subject: string, tighter?: Record<string, string>): Record<string, string> {
+  const result = results.find((candidate) => candidate.subject === subject);
+  if (result === undefined) return {};
+  const remaining = Math.max(0, result.limit - result.used);
+  // Per-router request limits report whichever of key and router has less left.
+  if (tighter !== undefined && Number(tighter[`x-ratelimit-remaining-${unit}`] ?? Infinity) <= remaining) return {};
+  return {
+    [`x-ratelimit-limit-${unit}`]: String(result.limit),
+    [`x-ratelimit-remaining-${unit}`]: String(remaining),
+    [`x-ratelimit-reset-${unit}`]: formatResetDuration(result.resetMs),
+  };
+}

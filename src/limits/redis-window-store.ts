@@ -1,0 +1,157 @@
+import type { Redis } from 'ioredis';
+import type { WindowAdmission, WindowEntry, WindowResult, WindowStore } from './window-store.js';
+
+/**
+ * The sliding log in Redis, shared by every instance: per subject a sorted set
+ * (member = entry id, score = admission time in ms) and a hash holding the
+ * weights that are not 1. One Lua script checks every subject and adds the entry
+ * to all of them or to none, atomically. rate-limiter-flexible (used before)
+ * only offers fixed windows and buckets; see docs/decisions.md.
+ */
+const ADMIT = `
+local now = tonumber(ARGV[1])
+local id = ARGV[2]
+local count = #KEYS / 2
+local out = {}
+local allowed = 1
+for i = 1, count do
+  local log = KEYS[2 * i - 1]
+  local weights = KEYS[2 * i]
+  local limit = tonumber(ARGV[3 * i])
+  local weight = tonumber(ARGV[3 * i + 1])
+  local window = tonumber(ARGV[3 * i + 2])
+  local expired = redis.call('ZRANGEBYSCORE', log, '-inf', now - window)
+  for _, member in ipairs(expired) do redis.call('HDEL', weights, member) end
+  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', log, '-inf', now - window) end
+  local used = redis.call('ZCARD', log) - redis.call('HLEN', weights)
+  for _, value in ipairs(redis.call('HVALS', weights)) do used = used + tonumber(value) end
+  local retry = 0
+  local reset = 0
+  local newest = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
+  if #newest > 0 then reset = tonumber(newest[2]) + window - now end
+  if used + weight > limit then
+    allowed = 0
+    retry = -1
+    if weight <= limit then
+      local entries = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
+      local freed = 0
+      for j = 1, #entries, 2 do
+        freed = freed + tonumber(redis.call('HGET', weights, entries[j]) or '1')
+        if used - freed + weight <= limit then
+          retry = tonumber(entries[j + 1]) + window - now
+          break
+        end
+      end
+    end
+  end
+  out[#out + 1] = tostring(used)
+  out[#out + 1] = tostring(retry)
+  out[#out + 1] = tostring(reset)
+end
+if allowed == 1 then
+  for i = 1, count do
+    local log = KEYS[2 * i - 1]
+    local weights = KEYS[2 * i]
+    local weight = tonumber(ARGV[3 * i + 1])
+    local window = tonumber(ARGV[3 * i + 2])
+    redis.call('ZADD', log, now, id)
+    if weight ~= 1 then redis.call('HSET', weights, id, weight) end
+    redis.call('PEXPIRE', log, window)
+    redis.call('PEXPIRE', weights, window)
+  end
+end
+table.insert(out, 1, allowed)
+return out
+`;
+
+/** Sets an entry's weight if it is still in the log. */
+const ADJUST = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  if tonumber(ARGV[2]) == 1 then redis.call('HDEL', KEYS[2], ARGV[1]) else redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+end
+return 1
+`;
+
+/** Puts back an entry an instance remembers (after Redis lost it, or was unreachable), unless it already left the window. */
+const REPLAY = `
+local now = tonumber(ARGV[4])
+local at = tonumber(ARGV[2])
+local window = tonumber(ARGV[5])
+if at <= now - window then return 0 end
+redis.call('ZADD', KEYS[1], at, ARGV[1])
+if tonumber(ARGV[3]) ~= 1 then redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
+local ttl = math.floor(at + window - now)
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 1
+`;
+
+interface SlidingLogCommands {
+  modelportAdmit(...args: Array<string | number>): Promise<Array<string | number>>;
+  modelportAdjust(log: string, weights: string, id: string, weight: number): Promise<number>;
+  modelportReplay(log: string, weights: string, id: string, at: number, weight: number, now: number, windowMs: number): Promise<number>;
+}
+
+export interface RedisWindowStore extends WindowStore {
+  /** Puts this instance's remembered entries back (idempotent: same ids). */
+  replay(entries: readonly WindowEntry[], now: number): Promise<void>;
+}
+
+/**
+ * Times are the instances' own clocks (`now` passed in), so instances must keep
+ * their clocks in sync (NTP): a skew of s ms lengthens or shortens the window by s.
+ * Not for Redis Cluster: one admission touches several keys.
+ */
+export function createRedisWindowStore(redis: Redis, prefix: string): RedisWindowStore {
+  const client = redis as Redis & SlidingLogCommands;
+  if (typeof client.modelportAdmit !== 'function') {
+    redis.defineCommand('modelportAdmit', { lua: ADMIT });
+    redis.defineCommand('modelportAdjust', { numberOfKeys: 2, lua: ADJUST });
+    redis.defineCommand('modelportReplay', { numberOfKeys: 2, lua: REPLAY });
+  }
+  const logKey = (subject: string) => `${prefix}rl:{${subject}}`;
+  const weightsKey = (subject: string) => `${prefix}rlw:{${subject}}`;
+
+  return {
+    async admit(id, checks, now): Promise<WindowAdmission> {
+      const keys = checks.flatMap((check) => [logKey(check.subject), weightsKey(check.subject)]);
+      const args = checks.flatMap((check) => [check.limit, check.weight, check.windowMs]);
+      const reply = await client.modelportAdmit(keys.length, ...keys, now, id, ...args);
+      const allowed = Number(reply[0]) === 1;
+      const results = checks.map((check, index): WindowResult => {
+        const used = Number(reply[1 + index * 3]);
+        const retry = Number(reply[2 + index * 3]);
+        const checkAllowed = used + check.weight <= check.limit;
+        return {
+          subject: check.subject,
+          limit: check.limit,
+          used: allowed ? used + check.weight : used,
+          resetMs: allowed ? check.windowMs : Number(reply[3 + index * 3]),
+          retryAfterMs: checkAllowed ? 0 : retry < 0 ? Number.POSITIVE_INFINITY : retry,
+          allowed: checkAllowed,
+        };
+      });
+      return { allowed, results };
+    },
+    async release(id, subjects) {
+      if (subjects.length === 0) return;
+      const pipeline = redis.pipeline();
+      for (const subject of subjects) pipeline.zrem(logKey(subject), id).hdel(weightsKey(subject), id);
+      const replies = await pipeline.exec();
+      const failure = replies?.find(([error]) => error !== null)?.[0];
+      if (failure) throw failure;
+    },
+    async adjust(id, subject, weight) {
+      await client.modelportAdjust(logKey(subject), weightsKey(subject), id, weight);
+    },
+    async replay(entries, now) {
+      const pipeline = redis.pipeline() as ReturnType<Redis['pipeline']> & { modelportReplay(...args: Array<string | number>): unknown };
+      for (const entry of entries) {
+        pipeline.modelportReplay(logKey(entry.subject), weightsKey(entry.subject), entry.id, entry.at, entry.weight, now, entry.windowMs);
+      }
+      const replies = await pipeline.exec();
+      const failure = replies?.find(([error]) => error !== null)?.[0];
+      if (failure) throw failure;
+    },
+  };
+}

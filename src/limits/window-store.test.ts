@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { createMemoryWindowStore } from './memory-window-store.js';
+import { createRedisWindowStore } from './redis-window-store.js';
+import type { WindowCheck, WindowStore } from './window-store.js';
+
+const WINDOW = 60_000;
+const rpm = (subject: string, limit: number): WindowCheck => ({ subject, limit, weight: 1, windowMs: WINDOW });
+
+/** The same sliding-window semantics from both stores, with an injected clock. */
+function slidingWindowSuite(name: string, makeStore: () => WindowStore): void {
+  describe(`${name}: strict sliding window`, () => {
+    it('allows N in a window, never N+1, and gives the exact Retry-After', async () => {
+      const store = makeStore();
+      const subject = `s-${randomUUID()}`;
+      const start = 1_000_000;
+      for (let i = 0; i < 5; i += 1) {
+        const admission = await store.admit(randomUUID(), [rpm(subject, 5)], start + i * 10_000);
+        assert.equal(admission.allowed, true, `request ${i + 1}`);
+        assert.equal(admission.results[0]?.used, i + 1);
+      }
+      const refused = await store.admit(randomUUID(), [rpm(subject, 5)], start + 45_000);
+      assert.equal(refused.allowed, false);
+      // The oldest entry (at start) leaves the window at start + 60 000.
+      assert.equal(refused.results[0]?.retryAfterMs, 15_000);
+      assert.equal(refused.results[0]?.resetMs, 40_000 + WINDOW - 45_000);
+      // One millisecond early is still inside the window: not a refilling bucket, not clock-aligned.
+      assert.equal((await store.admit(randomUUID(), [rpm(subject, 5)], start + WINDOW - 1)).allowed, false);
+      assert.equal((await store.admit(randomUUID(), [rpm(subject, 5)], start + WINDOW)).allowed, true);
+      // Exactly one slot freed, and it is used: the next is refused until the second entry leaves.
+      const again = await store.admit(randomUUID(), [rpm(subject, 5)], start + WINDOW + 1);
+      assert.equal(again.allowed, false);
+      assert.equal(again.results[0]?.retryAfterMs, 10_000 - 1);
+    });
+
+    it('never admits more than N in any 60 s span under a random arrival pattern', async () => {
+      const store = makeStore();
+      const subject = `s-${randomUUID()}`;
+      const admitted: number[] = [];
+      let time = 5_000_000;
+      for (let i = 0; i < 300; i += 1) {
+        time += Math.floor(Math.random() * 900);
+        if ((await store.admit(randomUUID(), [rpm(subject, 7)], time)).allowed) admitted.push(time);
+      }
+      for (const [index, at] of admitted.entries()) {
+        const inWindow = admitted.filter((other, otherIndex) => otherIndex >= index && other < at + WINDOW).length;
+        assert.ok(inWindow <= 7, `${inWindow} admitted in the 60 s from ${at}`);
+      }
+      assert.ok(admitted.length >= 7);
+    });
+
+    it('weighs tokens, corrects them after the call, and refuses a request heavier than the limit', async () => {
+      const store = makeStore();
+      const subject = `t-${randomUUID()}`;
+      const tpm = (weight: number): WindowCheck => ({ subject, limit: 1000, weight, windowMs: WINDOW });
+      const first = randomUUID();
+      assert.equal((await store.admit(first, [tpm(600)], 1000)).allowed, true);
+      const refused = await store.admit(randomUUID(), [tpm(500)], 2000);
+      assert.equal(refused.allowed, false);
+      assert.equal(refused.results[0]?.retryAfterMs, 1000 + WINDOW - 2000);
+      // The call used 300 tokens in the end: 700 are free again.
+      await store.adjust(first, subject, 300);
+      assert.equal((await store.admit(randomUUID(), [tpm(500)], 3000)).results[0]?.used, 800);
+      const tooBig = await store.admit(randomUUID(), [tpm(1001)], 4000);
+      assert.equal(tooBig.results[0]?.retryAfterMs, Number.POSITIVE_INFINITY);
+    });
+
+    it('admits all subjects or none, and release frees the entry', async () => {
+      const store = makeStore();
+      const a = `a-${randomUUID()}`;
+      const b = `b-${randomUUID()}`;
+      assert.equal((await store.admit('one', [rpm(a, 5), rpm(b, 1)], 1000)).allowed, true);
+      const refused = await store.admit('two', [rpm(a, 5), rpm(b, 1)], 1001);
+      assert.equal(refused.allowed, false);
+      assert.deepEqual(refused.results.map((result) => result.allowed), [true, false]);
+      assert.equal((await store.admit('three', [rpm(a, 5)], 1002)).results[0]?.used, 2, 'the refused admission added nothing to a');
+      await store.release('one', [a, b]);
+      assert.equal((await store.admit('four', [rpm(a, 5), rpm(b, 1)], 1003)).allowed, true);
+    });
+  });
+}
+
+slidingWindowSuite('in process', createMemoryWindowStore);
+
+const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1000 });
+const redisUp = await redis.connect().then(
+  () => true,
+  () => false,
+);
+const prefix = `test-${randomUUID()}:`;
+after(async () => {
+  if (!redisUp) return;
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+if (redisUp) {
+  slidingWindowSuite('Redis', () => createRedisWindowStore(redis, prefix));
+  describe('Redis: replay', () => {
+    it('puts remembered entries back, skipping those already out of the window', async () => {
+      const store = createRedisWindowStore(redis, prefix);
+      const subject = `r-${randomUUID()}`;
+      await store.replay(
+        [
+          { subject, id: 'old', at: 1000, weight: 1, windowMs: WINDOW },
+          { subject, id: 'fresh', at: 50_000, weight: 1, windowMs: WINDOW },
+        ],
+        61_000,
+      );
+      const admission = await store.admit('next', [rpm(subject, 2)], 61_000);
+      assert.equal(admission.results[0]?.used, 2);
+      assert.equal((await store.admit('over', [rpm(subject, 2)], 61_001)).allowed, false);
+    });
+  });
+} else {
+  describe('Redis', () => {
+    it('skipped: no Redis at TEST_REDIS_URL', { skip: true }, () => undefined);
+  });
+}

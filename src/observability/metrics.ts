@@ -1,0 +1,110 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { UpstreamError } from '../providers/contract.js';
+import type { ModelHealth } from '../routing/routing-contract.js';
+import type { NewUsageRecord } from '../storage/schema.js';
+
+/** Which limit refused a request. */
+export type LimitKind = 'rpm' | 'tpm' | 'concurrency' | 'budget' | 'safe_mode';
+
+/** What a limiter calls when it refuses a request (the rate limiter, budgets, Redis-outage safe mode). */
+export interface LimiterRejections {
+  rejected(limit: LimitKind, scope: 'key' | 'router'): void;
+}
+
+export interface GatewayMetrics extends LimiterRejections {
+  /** One finished routed request, from its usage record (never the key: only router, model, status). */
+  observeRequest(record: NewUsageRecord): void;
+  /** One failed upstream call (fallback may still have answered with another model). */
+  upstreamError(modelId: string, kind: string): void;
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+export interface MetricsOptions {
+  /** Usage records waiting to be written (sampled at each scrape). */
+  readonly usageQueue: () => { readonly queued: number; readonly dropped: number };
+  /** Also export Node's process metrics (CPU, memory, event loop lag) as `modelport_process_*`, `modelport_nodejs_*`. @default true */
+  readonly processMetrics?: boolean;
+}
+
+/**
+ * The gateway's Prometheus metrics on a registry of its own (no global
+ * registry: several apps in one process, as in tests, never share counters).
+ * Labels are bounded: router ids and model ids (both bounded per owner), the
+ * HTTP status, a token kind, a limit kind. Never a key, a key id, a user or a prompt.
+ */
+export function createMetrics(options: MetricsOptions): GatewayMetrics {
+  const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'modelport_' });
+  const labels = ['router', 'model', 'status'] as const;
+  const requests = new Counter({ name: 'modelport_requests_total', help: 'Routed requests answered, by router, model and HTTP status.', labelNames: labels, registers: [registry] });
+  const duration = new Histogram({
+    name: 'modelport_request_duration_seconds',
+    help: 'Time from arrival to the last byte of the answer, by router, model and HTTP status.',
+    labelNames: labels,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  const tokens = new Counter({ name: 'modelport_tokens_total', help: 'Tokens by router, model and kind (prompt, completion).', labelNames: ['router', 'model', 'kind'], registers: [registry] });
+  const cost = new Counter({ name: 'modelport_cost_usd_total', help: 'Cost of answered requests in USD, by router and model.', labelNames: ['router', 'model'], registers: [registry] });
+  const carbon = new Counter({ name: 'modelport_carbon_grams_total', help: 'Estimated operational CO2 in grams, by router and model.', labelNames: ['router', 'model'], registers: [registry] });
+  const upstreamErrors = new Counter({ name: 'modelport_upstream_errors_total', help: 'Failed upstream calls, by model and error kind.', labelNames: ['model', 'kind'], registers: [registry] });
+  const rejections = new Counter({ name: 'modelport_limiter_rejections_total', help: 'Requests refused by a limit, by limit kind and scope (key, router).', labelNames: ['limit', 'scope'], registers: [registry] });
+  new Gauge({
+    name: 'modelport_usage_queue_depth',
+    help: 'Usage records queued in memory, not yet written to the database.',
+    registers: [registry],
+    collect() {
+      this.set(options.usageQueue().queued);
+    },
+  });
+  new Gauge({
+    name: 'modelport_usage_records_dropped',
+    help: 'Usage records dropped because the queue was full (the database was unreachable for long).',
+    registers: [registry],
+    collect() {
+      this.set(options.usageQueue().dropped);
+    },
+  });
+
+  return {
+    contentType: registry.contentType,
+    observeRequest(record) {
+      const router = record.router_id ?? 'none';
+      const model = record.model ?? 'none';
+      const status = String(record.status);
+      requests.inc({ router, model, status });
+      duration.observe({ router, model, status }, record.latency_ms / 1000);
+      if (record.model === null || record.model === undefined) return;
+      if (record.prompt_tokens > 0) tokens.inc({ router, model, kind: 'prompt' }, record.prompt_tokens);
+      if (record.completion_tokens > 0) tokens.inc({ router, model, kind: 'completion' }, record.completion_tokens);
+      if (record.cost_usd > 0) cost.inc({ router, model }, record.cost_usd);
+      if (record.carbon_grams > 0) carbon.inc({ router, model }, record.carbon_grams);
+    },
+    upstreamError(modelId, kind) {
+      upstreamErrors.inc({ model: modelId, kind });
+    },
+    rejected(limit, scope) {
+      rejections.inc({ limit, scope });
+    },
+    render: () => registry.metrics(),
+  };
+}
+
+/** Model health that also counts every failed upstream call (owner-scoped health keys are counted under the model id). */
+export function countingUpstreamErrors(health: ModelHealth, metrics: GatewayMetrics): ModelHealth {
+  return {
+    isAvailable: (modelId, now) => health.isAvailable(modelId, now),
+    availability: (modelId, now) => health.availability(modelId, now),
+    latency: (modelId) => health.latency(modelId),
+    errorRate: (modelId, now) => health.errorRate(modelId, now),
+    admit: (modelId, now) => health.admit(modelId, now),
+    recordSuccess: (modelId, sample, now) => health.recordSuccess(modelId, sample, now),
+    recordFailure(modelId: string, error: UpstreamError, now: number) {
+      metrics.upstreamError(modelId.split('|')[0] ?? modelId, error.kind);
+      health.recordFailure(modelId, error, now);
+    },
+    release: (modelId, now) => health.release(modelId, now),
+  };
+}
