@@ -127,8 +127,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     logger,
     now,
   });
-  // One per process for now, in memory; the interface is storage-agnostic so a shared store can replace it.
+  // In memory per process; with REDIS_URL, back-offs, circuit openings and latency are shared (cluster/health-sync.ts).
   const health = createModelHealth(config.health, now);
+  cluster.shareHealth(health);
   // The registry builds each server-wide model once: any other instance runs on an owner's own credentials.
   const isServerModel = (model: ChatModel) => providers.resolve(model.provider, model.modelId) === model;
   const agents = createAgentService({

@@ -3,8 +3,10 @@ import { createFleetWindowStore } from '../limits/fleet-window-store.js';
 import { createMemoryWindowStore } from '../limits/memory-window-store.js';
 import { createRateLimits, type RateLimits, type RateLimitSettings } from '../limits/rate-limits.js';
 import { createRedisWindowStore } from '../limits/redis-window-store.js';
+import type { ProcessModelHealth } from '../routing/health/model-health.js';
 import type { ChangeWatcher } from '../storage/change-watcher.js';
 import type { Storage } from '../storage/database.js';
+import { startHealthSync, type HealthSync } from './health-sync.js';
 import { startInstanceRegistry, type InstanceRegistry } from './instance-registry.js';
 import { startInvalidationBus } from './invalidation-bus.js';
 import { createRedisLink, type RedisLink } from './redis-link.js';
@@ -29,6 +31,8 @@ export interface Cluster {
   /** The Redis link, when REDIS_URL is set. */
   readonly link: RedisLink | undefined;
   readonly instances: InstanceRegistry | undefined;
+  /** Shares this health (back-offs, circuit openings, latency) with the other instances through Redis; without Redis, nothing. */
+  shareHealth(health: ProcessModelHealth): void;
   close(): Promise<void>;
 }
 
@@ -42,7 +46,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const onError = (error: unknown) => logger.warn({ err: error }, 'rate limit bookkeeping failed');
   const local = createMemoryWindowStore();
   if (options.redisUrl === undefined) {
-    return { rateLimiter: createRateLimits(local, options.limits, now, onError), link: undefined, instances: undefined, close: async () => {} };
+    return { rateLimiter: createRateLimits(local, options.limits, now, onError), link: undefined, instances: undefined, shareHealth: () => {}, close: async () => {} };
   }
   const link = createRedisLink({ url: options.redisUrl, commandTimeoutMs: options.redisTimeoutMs ?? 250, logger, now });
   const instances = await startInstanceRegistry(options.storage.db, {
@@ -61,11 +65,16 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   options.changes.onChange(() => bus.publish());
   // Starting while Redis is away is allowed: the instance starts in safe mode.
   await link.ready(Math.max(1000, (options.redisTimeoutMs ?? 250) * 8));
+  let healthSync: HealthSync | undefined;
   return {
     rateLimiter: createRateLimits(store, options.limits, now, onError),
     link,
     instances,
+    shareHealth(health) {
+      healthSync ??= startHealthSync({ link, health, prefix: options.redisPrefix, instanceId: instances.id, logger, now });
+    },
     async close() {
+      await healthSync?.close();
       await bus.close();
       await instances.close();
       await link.close();

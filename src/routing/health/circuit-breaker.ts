@@ -105,6 +105,27 @@ export class CircuitBreaker {
     return true;
   }
 
+  /** When an open circuit may let a probe through; meaningless while closed. */
+  get openUntil(): number {
+    return this.#openUntil;
+  }
+
+  /**
+   * Another instance opened this model's circuit until `until`: stay shut until
+   * the same time (never shorter than an opening of its own). After it, this
+   * instance probes on its own, as after any opening.
+   * @returns true when it changed anything
+   */
+  adoptOpening(until: number, now: number): boolean {
+    if (until <= now || (this.#open && this.#openUntil >= until)) return false;
+    if (!this.#open) this.#openings += 1;
+    this.#open = true;
+    this.#openUntil = until;
+    this.#consecutiveFailures = 0;
+    this.#probeUntil = undefined;
+    return true;
+  }
+
   #trip(now: number): void {
     const cooldown = Math.min(this.#options.cooldownMs * 2 ** this.#openings, this.#options.maxCooldownMs);
     this.#open = true;

@@ -4,6 +4,7 @@ import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { providerKeyOf } from './health-keys.js';
 import { defaultHealthOptions, type HealthOptions } from './health-options.js';
 import { MovingAverage } from './moving-average.js';
+import { RemoteLatency, blendLatency, type HealthEvent, type LatencyFigures, type LatencyTable } from './shared-health-state.js';
 import { SlidingWindow, errorRateOf, type WindowTotals } from './sliding-window.js';
 
 /** Counts over the sliding window. */
@@ -39,6 +40,20 @@ export interface ProcessModelHealth extends ModelHealth {
   backoffUntil(provider: string, now: number): number | undefined;
   /** Every model seen so far, at the clock's time. */
   snapshot(): ModelHealthSnapshot[];
+  /**
+   * Calls `listener` for each back-off this process started or lengthened and
+   * each circuit it opened, synchronously: a listener must only queue work.
+   * What `adopt` applies is not reported (it came from elsewhere).
+   */
+  onEvent(listener: (event: HealthEvent) => void): void;
+  /** Applies what another instance learned. @returns true when it changed anything here */
+  adopt(event: HealthEvent, now: number): boolean;
+  /** The back-offs and open circuits running now, as events (to republish after an outage). */
+  activeEvents(now: number): HealthEvent[];
+  /** This process's own latency averages, per measured model (what it publishes). */
+  localLatency(): LatencyTable;
+  /** Other instances' latency averages; `latency` blends them with this process's by sample count. */
+  readonly remoteLatency: RemoteLatency;
 }
 
 interface ModelState {
@@ -73,6 +88,11 @@ export function createModelHealth(options: Partial<HealthOptions> = {}, clock: (
   const settings: HealthOptions = { ...defaultHealthOptions, ...options };
   const models = new Map<string, ModelState>();
   const providers = new Map<string, ProviderState>();
+  const remoteLatency = new RemoteLatency();
+  const listeners: Array<(event: HealthEvent) => void> = [];
+  const emit = (event: HealthEvent) => {
+    for (const listener of listeners) listener(event);
+  };
 
   const modelState = (key: string): ModelState => {
     let state = models.get(key);
@@ -111,10 +131,22 @@ export function createModelHealth(options: Partial<HealthOptions> = {}, clock: (
     return claim ? breaker.admit(now) : breaker.availability(now);
   };
 
+  const figuresOf = (state: ModelState): LatencyFigures => ({
+    ttftMs: state.ttft.value,
+    ttftSamples: state.ttft.samples,
+    tokensPerSecond: state.tokensPerSecond.value,
+    speedSamples: state.tokensPerSecond.samples,
+    samples: state.samples,
+  });
   const latency = (key: string): LatencyEstimate | undefined => {
     const state = models.get(key);
-    if (state === undefined || state.samples === 0) return undefined;
-    return { ttftMs: state.ttft.value, tokensPerSecond: state.tokensPerSecond.value, samples: state.samples };
+    const local = state === undefined || state.samples === 0 ? undefined : state;
+    if (remoteLatency.size > 0) {
+      const remote = remoteLatency.figures(key);
+      if (remote.length > 0) return blendLatency(local === undefined ? remote : [figuresOf(local), ...remote]);
+    }
+    if (local === undefined) return undefined;
+    return { ttftMs: local.ttft.value, tokensPerSecond: local.tokensPerSecond.value, samples: local.samples };
   };
 
   const statsOf = (totals: WindowTotals): WindowStats => ({
@@ -165,9 +197,13 @@ export function createModelHealth(options: Partial<HealthOptions> = {}, clock: (
       state.window.record(now, { failed: true });
       provider.window.record(now, { failed: true });
       if (error.statusCode === 429 && error.retryAfterMs !== undefined && error.retryAfterMs > 0) {
-        provider.backoffUntil = Math.max(provider.backoffUntil, now + Math.min(error.retryAfterMs, settings.maxRetryAfterMs));
+        const until = now + Math.min(error.retryAfterMs, settings.maxRetryAfterMs);
+        if (until > provider.backoffUntil) {
+          provider.backoffUntil = until;
+          emit({ kind: 'backoff', provider: providerKey, until });
+        }
       }
-      state.breaker.onFailure(now, state.window.totals(now));
+      if (state.breaker.onFailure(now, state.window.totals(now))) emit({ kind: 'open', model: key, until: state.breaker.openUntil });
     },
 
     release(key: string): void {
@@ -184,6 +220,28 @@ export function createModelHealth(options: Partial<HealthOptions> = {}, clock: (
       return state === undefined ? emptyStats : statsOf(state.window.totals(now));
     },
     backoffUntil,
+
+    onEvent: (listener) => listeners.push(listener),
+    adopt(event, now) {
+      if (event.until <= now) return false;
+      if (event.kind === 'open') return modelState(event.model).breaker.adoptOpening(event.until, now);
+      const provider = providerState(event.provider);
+      if (event.until <= provider.backoffUntil) return false;
+      provider.backoffUntil = event.until;
+      return true;
+    },
+    activeEvents(now) {
+      const events: HealthEvent[] = [];
+      for (const [provider, state] of providers) if (state.backoffUntil > now) events.push({ kind: 'backoff', provider, until: state.backoffUntil });
+      for (const [model, state] of models) if (state.breaker.state(now) === 'open') events.push({ kind: 'open', model, until: state.breaker.openUntil });
+      return events;
+    },
+    localLatency() {
+      const table = new Map<string, LatencyFigures>();
+      for (const [key, state] of models) if (state.samples > 0) table.set(key, figuresOf(state));
+      return table;
+    },
+    remoteLatency,
 
     snapshot() {
       const now = clock();
