@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accountCall } from '../accounting/call-accounting.js';
 import { GatewayError, errors } from '../lib/errors.js';
@@ -97,7 +96,8 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
     candidates: plannedModels(plan),
     routing: routingMeta(plan),
     resolveModel,
-    completionId: `${input.idPrefix}${randomBytes(12).toString('base64url')}`,
+    // The request id's random part: unguessable, and a client's completion id finds the request in the logs.
+    completionId: `${input.idPrefix}${request.id.slice(request.id.indexOf('_') + 1)}`,
     created: Math.floor(deps.now() / 1000),
     signal: abort.signal,
     estimatedPromptTokens: plan.promptTokens,

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactApiKeys } from '../auth/api-key-format.js';
 import { errors } from '../lib/errors.js';
+import { createRandomTokenSource } from '../lib/random-id.js';
 import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
@@ -26,13 +26,15 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   // Node only honours the timeout given when the server is built (Fastify assigns it afterwards), and checks it
   // every connectionsCheckingInterval (30 s by default).
   const nodeServerOptions = { requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 4))) };
+  // One CSPRNG call per few hundred request ids, not one per request.
+  const randomToken = createRandomTokenSource();
   const app = Fastify({
     loggerInstance: deps.logger,
     // One line per request is written by our onResponse hook instead (no headers, so no keys).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: deps.settings.bodyLimitBytes,
     trustProxy,
-    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    genReqId: () => `req_${randomToken(12)}`,
     requestIdHeader: false,
     // Requests that arrive while closing get our own 503 body (see the onRequest hook below).
     return503OnClosing: false,
@@ -82,6 +84,8 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(routerApi, deps);
   app.addHook('onResponse', async (request, reply) => {
+    // The level is checked first: below info the line costs nothing on the hot path.
+    if (!deps.logger.isLevelEnabled('info')) return;
     const url = redactApiKeys(request.url.split('?')[0] ?? '');
     request.log.info({ method: request.method, url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
   });
