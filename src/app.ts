@@ -4,7 +4,7 @@ import { createUsageRecorder, type UsageRecorder } from './accounting/usage-reco
 import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
 import { createServer } from './http/server.js';
-import { createInProcessRateLimiter } from './limits/request-rate-limiter.js';
+import { createInProcessRateLimiter, type RequestRateLimiter } from './limits/request-rate-limiter.js';
 import { createServerSecret, type ServerSecret } from './lib/server-secret.js';
 import { createUpstreamDispatcher } from './providers/http-client.js';
 import { createOwnerProviders } from './providers/owner-providers.js';
@@ -33,8 +33,16 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** What the process running the app puts in place of the defaults (the multi-process mode's workers, src/workers/). */
+export interface AppOverrides {
+  /** @default the in-process limiter */
+  readonly rateLimiter?: RequestRateLimiter;
+  /** Named in `x-modelport-worker` on every answer when set (the worker's pid). */
+  readonly workerId?: number;
+}
+
 /** Wires the whole service from its configuration. Nothing here reads the environment. */
-export async function createApp(config: Config, logger: Logger): Promise<App> {
+export async function createApp(config: Config, logger: Logger, overrides: AppOverrides = {}): Promise<App> {
   const now = Date.now;
   const storage = openStorage(config.databaseUrl);
   await migrateToLatest(storage);
@@ -94,7 +102,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       logger,
       now,
       authenticator,
-      rateLimiter: createInProcessRateLimiter(),
+      rateLimiter: overrides.rateLimiter ?? createInProcessRateLimiter(),
       routers,
       catalog,
       ownerCatalogs,
@@ -112,7 +120,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         fallbackDeadlineMs: config.fallbackDeadlineMs,
       },
     },
-    { tls: config.tls },
+    { tls: config.tls, workerId: overrides.workerId },
   );
 
   let closing: Promise<void> | undefined;

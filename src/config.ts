@@ -49,6 +49,8 @@ const environmentSchema = z.object({
   MODELPORT_USAGE_FLUSH_MS: int(10).default(1000),
   MODELPORT_SECRET_KEY: z.string().min(MIN_SECRET_LENGTH, `must have at least ${MIN_SECRET_LENGTH} characters (e.g. from "openssl rand -base64 32")`).optional(),
   MODELPORT_ALLOW_PRIVATE_UPSTREAMS: bool.default(false),
+  MODELPORT_WORKERS: int(0).max(256).default(0),
+  MODELPORT_WORKER_HEADER: bool.default(false),
 });
 
 export interface Config {
@@ -79,6 +81,10 @@ export interface Config {
   readonly secretKey: string | undefined;
   /** Owner-supplied base URLs may reach loopback, private and link-local addresses. */
   readonly allowPrivateUpstreams: boolean;
+  /** Worker processes (MODELPORT_WORKERS); 0: one process, no primary (docs/performance.md). */
+  readonly workers: number;
+  /** Each answer names the worker process (its pid) in `x-modelport-worker` (MODELPORT_WORKER_HEADER; for tests and debugging). */
+  readonly workerHeader: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -98,6 +104,9 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
   }
   if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together.');
+  }
+  if (env.MODELPORT_WORKERS > 0 && /^(sqlite:(\/\/)?)?:memory:$/.test(env.DATABASE_URL)) {
+    throw new ConfigError('Invalid configuration: MODELPORT_WORKERS needs a database the workers share, not DATABASE_URL=:memory:.');
   }
   return {
     port: env.PORT,
@@ -139,5 +148,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     usageFlushMs: env.MODELPORT_USAGE_FLUSH_MS,
     secretKey: env.MODELPORT_SECRET_KEY,
     allowPrivateUpstreams: env.MODELPORT_ALLOW_PRIVATE_UPSTREAMS,
+    workers: env.MODELPORT_WORKERS,
+    workerHeader: env.MODELPORT_WORKER_HEADER,
   };
 }

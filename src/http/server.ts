@@ -17,6 +17,8 @@ export interface ServerOptions {
    * @default 60000
    */
   readonly requestTimeoutMs?: number | undefined;
+  /** When set, every answer names this worker (its pid) in `x-modelport-worker` (multi-process mode, MODELPORT_WORKER_HEADER). */
+  readonly workerId?: number | undefined;
 }
 
 /** Builds the HTTP server from its dependencies; no globals, nothing read from the environment. */
@@ -81,6 +83,12 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   app.addHook('onRequest', async () => {
     if (closing) throw errors.shuttingDown();
   });
+  const workerId = options.workerId;
+  if (workerId !== undefined) {
+    app.addHook('onRequest', async (_request, reply) => {
+      void reply.header('x-modelport-worker', String(workerId));
+    });
+  }
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(routerApi, deps);
   app.addHook('onResponse', async (request, reply) => {
