@@ -25,7 +25,9 @@ export function createUpstreamDispatcher(timeouts: UpstreamTimeouts, connect?: b
     headersTimeout: timeouts.firstByteMs,
     bodyTimeout: timeouts.idleMs,
     keepAliveTimeout: 30_000,
-    connections: 256,
+    // No cap per origin: every open stream holds its own HTTP/1.1 connection, and a cap would queue the
+    // streams beyond it until others end (thousands of long streams to one provider are normal).
+    connections: null,
     pipelining: 1,
   });
 }
