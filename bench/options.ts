@@ -17,7 +17,7 @@ export interface BenchOptions {
   readonly streamChunks: number;
   /** Streams held open at once through the gateway (0: skip the phase). @default 5000 (light: 100) */
   readonly concurrentStreams: number;
-  /** Seconds each of those streams stays open. @default 20 (light: 2) */
+  /** Seconds each of those streams stays open: long enough for all of them to be open together. @default 40 (light: 2) */
   readonly holdS: number;
   /** The gateway's LOG_LEVEL. `info` writes one log line per request. @default "warn" */
   readonly logLevel: string;
@@ -39,7 +39,7 @@ const HELP = `npm run bench [-- options]
   --connections <n>       connections when saturating          (BENCH_CONNECTIONS, default 16)
   --stream-samples <n>    sequential streams per target        (BENCH_STREAM_SAMPLES, default 400)
   --concurrent-streams <n> streams held open at once          (BENCH_CONCURRENT_STREAMS, default 5000; 0 skips)
-  --hold <s>              seconds each of them stays open      (BENCH_HOLD_S, default 20)
+  --hold <s>              seconds each of them stays open      (BENCH_HOLD_S, default 40)
   --log-level <level>     the gateway's LOG_LEVEL              (BENCH_LOG_LEVEL, default warn)
   --cpu-prof              profile the gateway (node --cpu-prof) (BENCH_CPU_PROF=1)
   --build                 npm run build first even if dist/ exists
@@ -111,7 +111,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     connections: Math.round(number('BENCH_CONNECTIONS', flags.connections ?? env.BENCH_CONNECTIONS, 16, 1, 1024)),
     streamSamples: Math.round(number('BENCH_STREAM_SAMPLES', flags['stream-samples'] ?? env.BENCH_STREAM_SAMPLES, light ? 20 : 400, 1, 100_000)),
     concurrentStreams: Math.round(number('BENCH_CONCURRENT_STREAMS', flags['concurrent-streams'] ?? env.BENCH_CONCURRENT_STREAMS, light ? 100 : 5000, 0, 20_000)),
-    holdS: number('BENCH_HOLD_S', flags.hold ?? env.BENCH_HOLD_S, light ? 2 : 20, 1, 600),
+    holdS: number('BENCH_HOLD_S', flags.hold ?? env.BENCH_HOLD_S, light ? 2 : 40, 1, 600),
     streamChunks: Math.round(number('BENCH_STREAM_CHUNKS', env.BENCH_STREAM_CHUNKS, 16, 1, 1000)),
     logLevel,
     cpuProfile: flags['cpu-prof'] === true || flagOn(env.BENCH_CPU_PROF),

@@ -150,7 +150,7 @@ const server = createServer((request, response) => {
 server.keepAliveTimeout = 120_000;
 server.headersTimeout = 125_000;
 
-server.listen(port, '127.0.0.1', () => {
+server.listen(port, '127.0.0.1', 4096, () => {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('upstream has no TCP address');
   process.stdout.write(`${JSON.stringify({ port: address.port })}\n`);

@@ -36,7 +36,9 @@ async function main(): Promise<void> {
     const created = await bootstrapIfEmpty(app.repositories, createAdminService(app.repositories, app.catalog));
     if (created) printBanner(config, created);
   }
-  await app.server.listen({ port: config.port, host: config.host });
+  // A burst of new connections (thousands of clients opening streams at once) waits in the kernel's accept queue
+  // rather than being dropped into SYN retries a second or more later; Linux caps it at net.core.somaxconn.
+  await app.server.listen({ port: config.port, host: config.host, backlog: 4096 });
 
   let signals = 0;
   const shutdown = (signal: string) => {
