@@ -2,6 +2,7 @@ import type { LoadFigures, RateFigures } from './load.js';
 import type { ProcessUsage } from './process-stats.js';
 import type { StreamTiming } from './stream-timing.js';
 import type { CpuProfileSummary } from './cpu-profile-summary.js';
+import type { ConcurrentStreamsFigures } from './concurrent-streams.js';
 
 /** Resource use of one phase: the gateway's and the upstream's CPU and memory. */
 export interface PhaseUsage {
@@ -24,7 +25,7 @@ export interface Target {
   readonly name: string;
   /** e.g. "≤ 0.3 ms" */
   readonly goal: string;
-  readonly unit: 'ms' | 'ratio';
+  readonly unit: 'ms' | 'ratio' | 'MiB' | 'count';
   readonly measured: number | undefined;
   readonly met: boolean | undefined;
 }
@@ -54,6 +55,8 @@ export interface BenchResult {
     readonly rates: readonly number[];
     readonly streamSamples: number;
     readonly streamChunks: number;
+    readonly concurrentStreams: number;
+    readonly holdS: number;
     readonly gatewayLogLevel: string;
     readonly cpuProfile: boolean;
     readonly distOlderThanSrc: boolean;
@@ -61,6 +64,10 @@ export interface BenchResult {
   readonly saturation: { readonly connections: number; readonly direct: LoadFigures; readonly gateway: LoadFigures };
   readonly rates: readonly { readonly offeredRps: number; readonly direct: RateFigures; readonly gateway: RateFigures }[];
   readonly streams: { readonly samples: number; readonly chunks: number; readonly direct: StreamTiming; readonly gateway: StreamTiming };
+  /** Many streams held open at once through the gateway; undefined when the phase was skipped. */
+  readonly concurrentStreams?: ConcurrentStreamsFigures | undefined;
+  /** The gateway's resident memory with no request in flight, MiB: just started, and after every phase. */
+  readonly idleRssMiB: { readonly atStart: number; readonly afterLoad: number };
   readonly processes: readonly PhaseUsage[];
   readonly usageRecords: { readonly gatewayAnswered: number; readonly written: number; readonly ok: number; readonly streamed: number };
   readonly headline: {

@@ -1,4 +1,5 @@
 import type { BenchResult, Target } from './bench-result.js';
+import type { ConcurrentStreamsFigures } from './concurrent-streams.js';
 import type { StreamTiming } from './stream-timing.js';
 
 /** The targets from the performance issue; docs/performance.md lists the same. */
@@ -7,6 +8,9 @@ const TARGETS = {
   addedP99At500Ms: 1.5,
   throughputRatio: 0.2,
   addedTtfbP50Ms: 0.5,
+  concurrentStreams: 5000,
+  concurrentStreamsRssMiB: 300,
+  idleRssMiB: 100,
 } as const;
 
 function round3(value: number): number {
@@ -22,6 +26,8 @@ export function computeHeadline(
   saturation: BenchResult['saturation'],
   rates: BenchResult['rates'],
   streams: { readonly direct: StreamTiming; readonly gateway: StreamTiming },
+  concurrent?: ConcurrentStreamsFigures,
+  idleRssMiB?: BenchResult['idleRssMiB'],
 ): { headline: BenchResult['headline']; targets: Target[] } {
   const throughputRatio = round3(saturation.gateway.achievedRps / saturation.direct.achievedRps);
   const addedLatencyMs = rates.map((rate) => ({
@@ -42,6 +48,17 @@ export function computeHeadline(
       target('added latency p99 at 500 req/s', `≤ ${TARGETS.addedP99At500Ms} ms`, 'ms', at500?.p99, (value) => value <= TARGETS.addedP99At500Ms),
       target('throughput at saturation, gateway/direct', `≥ ${TARGETS.throughputRatio.toFixed(2)}`, 'ratio', throughputRatio, (value) => value >= TARGETS.throughputRatio),
       target('added TTFB p50', `≤ ${TARGETS.addedTtfbP50Ms} ms`, 'ms', addedTtfbMs.p50, (value) => value <= TARGETS.addedTtfbP50Ms),
+      // Held at once, every one ended properly: fewer than asked (a light run) cannot meet the target.
+      target(
+        `streams open at once through one process, no errors${concurrent === undefined ? '' : ` (${concurrent.errors} errors of ${concurrent.requested})`}`,
+        `≥ ${TARGETS.concurrentStreams}`,
+        'count',
+        concurrent?.maxOpenAtOnce,
+        (value) => value >= TARGETS.concurrentStreams && concurrent?.errors === 0,
+      ),
+      target('gateway RSS holding those streams', `< ${TARGETS.concurrentStreamsRssMiB} MiB`, 'MiB', concurrent?.gatewayRssMaxMiB, (value) => value < TARGETS.concurrentStreamsRssMiB),
+      target('idle RSS, just started', `< ${TARGETS.idleRssMiB} MiB`, 'MiB', idleRssMiB?.atStart, (value) => value < TARGETS.idleRssMiB),
+      target('idle RSS, after the load', `< ${TARGETS.idleRssMiB} MiB`, 'MiB', idleRssMiB?.afterLoad, (value) => value < TARGETS.idleRssMiB),
     ],
   };
 }

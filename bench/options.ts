@@ -15,6 +15,10 @@ export interface BenchOptions {
   readonly streamSamples: number;
   /** Content chunks of each upstream stream. @default 16 */
   readonly streamChunks: number;
+  /** Streams held open at once through the gateway (0: skip the phase). @default 5000 (light: 100) */
+  readonly concurrentStreams: number;
+  /** Seconds each of those streams stays open: long enough for all of them to be open together. @default 40 (light: 2) */
+  readonly holdS: number;
   /** The gateway's LOG_LEVEL. `info` writes one log line per request. @default "warn" */
   readonly logLevel: string;
   /** Run the gateway under `node --cpu-prof` and summarise its hottest functions. @default false */
@@ -38,6 +42,8 @@ const HELP = `npm run bench [-- options]
   --rates <r1,r2>         offered req/s for latency phases     (BENCH_RATES, default 500,2000)
   --connections <n>       connections when saturating          (BENCH_CONNECTIONS, default 16)
   --stream-samples <n>    sequential streams per target        (BENCH_STREAM_SAMPLES, default 400)
+  --concurrent-streams <n> streams held open at once          (BENCH_CONCURRENT_STREAMS, default 5000; 0 skips)
+  --hold <s>              seconds each of them stays open      (BENCH_HOLD_S, default 40)
   --log-level <level>     the gateway's LOG_LEVEL              (BENCH_LOG_LEVEL, default warn)
   --cpu-prof              profile the gateway (node --cpu-prof) (BENCH_CPU_PROF=1)
   --build                 npm run build first even if dist/ exists
@@ -74,6 +80,8 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
         rates: { type: 'string' },
         connections: { type: 'string' },
         'stream-samples': { type: 'string' },
+        'concurrent-streams': { type: 'string' },
+        hold: { type: 'string' },
         'log-level': { type: 'string' },
         'cpu-prof': { type: 'boolean', default: false },
         build: { type: 'boolean', default: false },
@@ -111,6 +119,8 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     rates: light ? rates.slice(0, 1) : rates,
     connections: Math.round(number('BENCH_CONNECTIONS', flags.connections ?? env.BENCH_CONNECTIONS, 16, 1, 1024)),
     streamSamples: Math.round(number('BENCH_STREAM_SAMPLES', flags['stream-samples'] ?? env.BENCH_STREAM_SAMPLES, light ? 20 : 400, 1, 100_000)),
+    concurrentStreams: Math.round(number('BENCH_CONCURRENT_STREAMS', flags['concurrent-streams'] ?? env.BENCH_CONCURRENT_STREAMS, light ? 100 : 5000, 0, 20_000)),
+    holdS: number('BENCH_HOLD_S', flags.hold ?? env.BENCH_HOLD_S, light ? 2 : 40, 1, 600),
     streamChunks: Math.round(number('BENCH_STREAM_CHUNKS', env.BENCH_STREAM_CHUNKS, 16, 1, 1000)),
     logLevel,
     cpuProfile: flags['cpu-prof'] === true || flagOn(env.BENCH_CPU_PROF),

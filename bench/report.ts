@@ -58,6 +58,7 @@ export function formatTables(result: BenchResult): string {
     ...latencyRows('TTFB', streams.direct.ttfbMs, streams.gateway.ttfbMs),
     row(['whole stream p50 (ms)', fixed(streams.direct.totalMs.p50), fixed(streams.gateway.totalMs.p50), signed(streams.gateway.totalMs.p50 - streams.direct.totalMs.p50)]),
     '',
+    ...concurrentRows(result),
     '### Processes (CPU in % of one core; RSS in MiB)',
     '',
     row(['phase', 'gateway CPU %', 'gateway CPU µs/req', 'gateway waiting for a core %', 'gateway RSS before → after (peak)', 'upstream CPU %', 'upstream CPU µs/req', 'load generator CPU %', 'other processes CPU %']),
@@ -82,10 +83,32 @@ export function formatTables(result: BenchResult): string {
   const usage = result.usageRecords;
   lines.push(
     '',
+    `Gateway RSS with no request in flight: ${fixed(result.idleRssMiB.atStart, 0)} MiB just started, ${fixed(result.idleRssMiB.afterLoad, 0)} MiB after every phase.`,
+  );
+  lines.push(
+    '',
     `Usage records written by the gateway: ${whole(usage.written)} (${whole(usage.ok)} with status 200, ${whole(usage.streamed)} streamed) for ${whole(usage.gatewayAnswered)} answers the bench counted.`,
   );
   if (!result.valid) lines.push('', `**This run is not valid:** ${result.problems.join('; ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+function concurrentRows(result: BenchResult): string[] {
+  const figures = result.concurrentStreams;
+  if (figures === undefined) return [];
+  return [
+    `### Streams held open at once (${whole(figures.requested)} streams through the gateway, each open ${figures.holdS} s)`,
+    '',
+    row(['', 'value']),
+    row(['---', '---:']),
+    row(['most open at the same moment', whole(figures.maxOpenAtOnce)]),
+    row(['opened / completed with [DONE] / errors', `${whole(figures.opened)} / ${whole(figures.completed)} / ${whole(figures.errors)}`]),
+    row(['all open after (ms)', fixed(figures.allOpenAfterMs, 0)]),
+    row(['TTFB while opening, p50 / p99 (ms)', `${fixed(figures.ttfbMs.p50)} / ${fixed(figures.ttfbMs.p99)}`]),
+    row(['gateway RSS before → max (MiB)', `${fixed(figures.gatewayRssBeforeMiB, 0)} → ${fixed(figures.gatewayRssMaxMiB, 0)}`]),
+    ...(figures.errorSamples.length > 0 ? [row(['first errors', figures.errorSamples.join('; ').replaceAll('|', '\\|')])] : []),
+    '',
+  ];
 }
 
 /** CPU (% of one core) used by processes outside the bench above which a phase counts as disturbed. */
@@ -93,7 +116,16 @@ const DISTURBED_PERCENT = 20;
 
 function targetLine(target: Target): string {
   const verdict = target.met === undefined ? 'not measured' : target.met ? 'met' : 'MISSED';
-  const measured = target.measured === undefined ? 'n/a' : target.unit === 'ms' ? `${signed(target.measured)} ms` : fixed(target.measured, 2);
+  const measured =
+    target.measured === undefined
+      ? 'n/a'
+      : target.unit === 'ms'
+        ? `${signed(target.measured)} ms`
+        : target.unit === 'MiB'
+          ? `${fixed(target.measured, 0)} MiB`
+          : target.unit === 'count'
+            ? whole(target.measured)
+            : fixed(target.measured, 2);
   return `${target.name}: ${measured} (target ${target.goal}: ${verdict})`;
 }
 
@@ -107,6 +139,11 @@ export function formatHeadline(result: BenchResult): string {
     lines.push(`- added latency at ${added.offeredRps} req/s: p50 ${signed(added.p50)} ms, p99 ${signed(added.p99)} ms${note}`);
   }
   lines.push(`- added time to first byte on streams: p50 ${signed(headline.addedTtfbMs.p50)} ms, p99 ${signed(headline.addedTtfbMs.p99)} ms`);
+  const concurrent = result.concurrentStreams;
+  if (concurrent !== undefined) {
+    lines.push(`- streams open at once: ${whole(concurrent.maxOpenAtOnce)} of ${whole(concurrent.requested)}, ${whole(concurrent.errors)} errors, gateway RSS at most ${fixed(concurrent.gatewayRssMaxMiB, 0)} MiB`);
+  }
+  lines.push(`- idle RSS: ${fixed(result.idleRssMiB.atStart, 0)} MiB just started, ${fixed(result.idleRssMiB.afterLoad, 0)} MiB after the load`);
   lines.push('', 'Targets:', ...result.targets.map((target) => `- ${targetLine(target)}`));
   const disturbed = result.processes.filter((phase) => (phase.othersPercent ?? 0) >= DISTURBED_PERCENT);
   if (disturbed.length > 0) {

@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url';
 import type { BenchResult, PhaseUsage } from './bench-result.js';
 import { killAllChildrenNow, stopAllChildren } from './child-processes.js';
 import { formatCpuProfileSummary, summarizeCpuProfile } from './cpu-profile-summary.js';
+import { holdConcurrentStreams, type ConcurrentStreamsFigures } from './concurrent-streams.js';
 import { computeHeadline } from './headline.js';
 import { offerRate, saturate, type LoadFigures, type LoadTarget } from './load.js';
 import { benchHelp, BenchOptionsError, parseBenchOptions, type BenchOptions } from './options.js';
 import { preflight } from './preflight.js';
-import { measureProcesses, type ProcessUsage } from './process-stats.js';
+import { measureProcesses, sampleProcess, type ProcessUsage } from './process-stats.js';
 import { formatHeadline, formatTables } from './report.js';
 import { countUsageRecords, createBenchPostgresDatabase, seedDatabase } from './seed-database.js';
 import { ensureBuilt, startGateway, startUpstream } from './services.js';
@@ -89,6 +90,9 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     log(`upstream ${upstream.origin} (pid ${upstream.child.pid}), gateway ${gateway.origin} (pid ${gateway.child.pid})`);
     log(`gateway: ${gateway.command}`);
 
+    // Idle: started, nothing asked yet (give start-up garbage a moment to be collected).
+    await sleep(1_000);
+    const idleAtStart = gateway.child.pid === undefined ? Number.NaN : (sampleProcess(gateway.child.pid)?.rssMiB ?? Number.NaN);
     const paths = loadTargets(upstream.origin, gateway.origin, tenant.routerId, tenant.apiKey);
     await preflight(paths.direct, paths.directStream, { model: 'gpt-4o-mini', meta: false });
     await preflight(paths.gateway, paths.gatewayStream, { model: 'openai:gpt-4o-mini', meta: true });
@@ -151,6 +155,29 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     const gatewayStream = streamPhase.value.gateway;
     if (directStream === undefined || gatewayStream === undefined) throw new Error('stream timings missing');
 
+    let concurrentStreams: ConcurrentStreamsFigures | undefined;
+    if (options.concurrentStreams > 0) {
+      log(`${options.concurrentStreams} streams held open at once for ${options.holdS} s…`);
+      await sleep(300);
+      const phase = await measureProcesses(pids, () => holdConcurrentStreams(paths.gatewayStream, options.concurrentStreams, options.holdS, gateway.child.pid));
+      concurrentStreams = phase.value;
+      gatewayAnswered += concurrentStreams.completed;
+      processes.push({
+        phase: `${options.concurrentStreams} streams at once (gateway)`,
+        gateway: phase.usage.gateway,
+        upstream: phase.usage.upstream,
+        gatewayCpuUsPerRequest: perRequestUs(phase.usage.gateway, options.concurrentStreams),
+        loadGenerator: phase.usage.loadGenerator,
+        machineBusyPercent: phase.machineBusyPercent,
+        othersPercent: phase.othersPercent,
+      });
+      if (concurrentStreams.errors > 0) problems.push(`concurrent streams: ${concurrentStreams.errors} errors (${concurrentStreams.errorSamples.join('; ')})`);
+    }
+    // Idle again after every phase: what the load left behind (usage flushed, sockets closed, one GC cycle or more).
+    await sleep(2_000);
+    const idleAfterLoad = gateway.child.pid === undefined ? Number.NaN : (sampleProcess(gateway.child.pid)?.rssMiB ?? Number.NaN);
+    const idleRssMiB = { atStart: idleAtStart, afterLoad: idleAfterLoad };
+
     log('stopping the gateway (SIGTERM: drain, flush usage)…');
     await gateway.child.stop(15_000);
     await upstream.child.stop();
@@ -169,7 +196,7 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
       }
     }
 
-    const { headline, targets: targetList } = computeHeadline(saturation, rates, { direct: directStream, gateway: gatewayStream });
+    const { headline, targets: targetList } = computeHeadline(saturation, rates, { direct: directStream, gateway: gatewayStream }, concurrentStreams, idleRssMiB);
 
     const cpuList = cpus();
     const result: BenchResult = {
@@ -195,6 +222,8 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
         rates: options.rates,
         streamSamples: options.streamSamples,
         streamChunks: options.streamChunks,
+        concurrentStreams: options.concurrentStreams,
+        holdS: options.holdS,
         gatewayLogLevel: options.logLevel,
         cpuProfile: options.cpuProfile,
         distOlderThanSrc,
@@ -202,6 +231,8 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
       saturation,
       rates,
       streams: { samples: options.streamSamples, chunks: options.streamChunks, direct: directStream, gateway: gatewayStream },
+      ...(concurrentStreams === undefined ? {} : { concurrentStreams }),
+      idleRssMiB,
       processes,
       usageRecords: { gatewayAnswered, written: usage.total, ok: usage.ok, streamed: usage.streamed },
       headline,

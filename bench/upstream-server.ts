@@ -6,6 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
  * a small completion with realistic usage, or a stream of BENCH_STREAM_CHUNKS
  * content chunks, a finish chunk, a usage chunk (when asked for) and [DONE].
  *
+ * A stream whose request has `"user": "bench-hold-<ms>"` is held open that long instead: its first chunk at
+ * once, then one content chunk a second, then the end (the concurrent-streams phase).
+ *
  * Env: UPSTREAM_PORT (0 = any free port), BENCH_STREAM_CHUNKS (default 16).
  * Prints one JSON line `{"port":N}` on stdout once listening; exits when stdin
  * closes, so it never outlives the bench that started it.
@@ -68,6 +71,8 @@ interface ChatBody {
   readonly model: string;
   readonly stream: boolean;
   readonly includeUsage: boolean;
+  /** Milliseconds to hold a stream open (the concurrent-streams phase); 0: answer at once. */
+  readonly holdMs: number;
 }
 
 function readChatBody(text: string): ChatBody | undefined {
@@ -78,9 +83,10 @@ function readChatBody(text: string): ChatBody | undefined {
     return undefined;
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const body = parsed as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } | null; messages?: unknown };
+  const body = parsed as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } | null; messages?: unknown; user?: unknown };
   if (typeof body.model !== 'string' || !Array.isArray(body.messages)) return undefined;
-  return { model: body.model, stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true };
+  const hold = typeof body.user === 'string' ? /^bench-hold-(\d+)$/.exec(body.user) : null;
+  return { model: body.model, stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true, holdMs: hold === null ? 0 : Number(hold[1]) };
 }
 
 function fail(response: ServerResponse, status: number, message: string): void {
@@ -108,9 +114,32 @@ function answer(request: IncomingMessage, response: ServerResponse, text: string
     streams.set(body.model, events);
   }
   response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'openai-processing-ms': '1' });
+  const all = body.includeUsage ? events.withUsage : events.plain;
+  if (body.holdMs > 0) return holdStream(response, all, body.holdMs);
   // One write per event, as a real provider sends them.
-  for (const event of body.includeUsage ? events.withUsage : events.plain) response.write(event);
+  for (const event of all) response.write(event);
   response.end();
+}
+
+/** The role chunk and a content chunk now, another a second while `holdMs` lasts, then the finish, usage and [DONE]. */
+function holdStream(response: ServerResponse, events: readonly string[], holdMs: number): void {
+  const [role, content] = events;
+  const tail = events.slice(-3);
+  if (role === undefined || content === undefined) return void response.end();
+  // The gateway answers once a model has produced something: the role chunk alone carries no content.
+  response.write(role);
+  response.write(content);
+  const started = Date.now();
+  const timer = setInterval(() => {
+    if (Date.now() - started < holdMs) {
+      response.write(content);
+      return;
+    }
+    clearInterval(timer);
+    for (const event of tail) response.write(event);
+    response.end();
+  }, Math.min(1_000, holdMs));
+  response.once('close', () => clearInterval(timer));
 }
 
 const server = createServer((request, response) => {
@@ -121,7 +150,7 @@ const server = createServer((request, response) => {
 server.keepAliveTimeout = 120_000;
 server.headersTimeout = 125_000;
 
-server.listen(port, '127.0.0.1', () => {
+server.listen(port, '127.0.0.1', 4096, () => {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('upstream has no TCP address');
   process.stdout.write(`${JSON.stringify({ port: address.port })}\n`);

@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { createDashboardServices } from './dashboard/dashboard-services.js';
 import { createServer } from './http/server.js';
 import { startCluster, type Cluster } from './cluster/cluster.js';
+import type { WindowStore } from './limits/window-store.js';
 import { createBudgetGuard } from './limits/budget-guard.js';
 import { createBudgetSpendStore } from './limits/budget-spend-store-factory.js';
 import { countingUpstreamErrors, createMetrics, type GatewayMetrics } from './observability/metrics.js';
@@ -46,8 +47,16 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** What the process running the app puts in place of the defaults (the multi-process mode's workers, src/workers/). */
+export interface AppOverrides {
+  /** Where rate-limit logs live when REDIS_URL is not set (the workers' primary process). @default this process */
+  readonly windowStore?: WindowStore;
+  /** Named in `x-modelport-worker` on every answer when set (the worker's pid). */
+  readonly workerId?: number;
+}
+
 /** Wires the whole service from its configuration. Nothing here reads the environment. */
-export async function createApp(config: Config, logger: Logger): Promise<App> {
+export async function createApp(config: Config, logger: Logger, overrides: AppOverrides = {}): Promise<App> {
   const now = Date.now;
   const storage = openStorage(config.databaseUrl);
   await migrateToLatest(storage);
@@ -126,6 +135,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     changes,
     logger,
     now,
+    ...(overrides.windowStore === undefined ? {} : { localStore: overrides.windowStore }),
   });
   // In memory per process; with REDIS_URL, back-offs, circuit openings and latency are shared (cluster/health-sync.ts).
   const health = createModelHealth(config.health, now);
@@ -178,7 +188,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         metricsToken: config.metricsToken,
       },
     },
-    { tls: config.tls },
+    { tls: config.tls, workerId: overrides.workerId },
   );
 
   let closing: Promise<void> | undefined;

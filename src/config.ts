@@ -61,6 +61,8 @@ const environmentSchema = z.object({
   MODELPORT_REDIS_TIMEOUT_MS: int(10).max(5_000).default(250),
   MODELPORT_HEARTBEAT_MS: int(50).default(1000),
   MODELPORT_METRICS_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
+  MODELPORT_WORKERS: int(0).max(256).default(0),
+  MODELPORT_WORKER_HEADER: bool.default(false),
 });
 
 export interface Config {
@@ -107,6 +109,10 @@ export interface Config {
   readonly redisTimeoutMs: number;
   /** How often each instance heartbeats its row in gateway_instances (MODELPORT_HEARTBEAT_MS). @default 1000 */
   readonly heartbeatMs: number;
+  /** Worker processes (MODELPORT_WORKERS); 0: one process, no primary (docs/performance.md). */
+  readonly workers: number;
+  /** Each answer names the worker process (its pid) in `x-modelport-worker` (MODELPORT_WORKER_HEADER; for tests and debugging). */
+  readonly workerHeader: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -126,6 +132,9 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
   }
   if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together.');
+  }
+  if (env.MODELPORT_WORKERS > 0 && /^(sqlite:(\/\/)?)?:memory:$/.test(env.DATABASE_URL)) {
+    throw new ConfigError('Invalid configuration: MODELPORT_WORKERS needs a database the workers share, not DATABASE_URL=:memory:.');
   }
   return {
     port: env.PORT,
@@ -180,5 +189,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     rateWindowMs: env.MODELPORT_RATE_WINDOW_MS,
     redisTimeoutMs: env.MODELPORT_REDIS_TIMEOUT_MS,
     heartbeatMs: env.MODELPORT_HEARTBEAT_MS,
+    workers: env.MODELPORT_WORKERS,
+    workerHeader: env.MODELPORT_WORKER_HEADER,
   };
 }

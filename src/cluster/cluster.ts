@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { createFleetWindowStore } from '../limits/fleet-window-store.js';
+import type { WindowStore } from '../limits/window-store.js';
 import { createMemoryWindowStore } from '../limits/memory-window-store.js';
 import { createRateLimits, type RateLimits, type RateLimitSettings } from '../limits/rate-limits.js';
 import { createRedisWindowStore } from '../limits/redis-window-store.js';
@@ -24,6 +25,8 @@ export interface ClusterOptions {
   readonly changes: ChangeWatcher;
   readonly logger: Logger;
   readonly now: () => number;
+  /** Where the logs live without Redis (the workers' primary process, src/workers/). @default this process's memory */
+  readonly localStore?: WindowStore;
 }
 
 export interface Cluster {
@@ -44,8 +47,9 @@ export interface Cluster {
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const { logger, now } = options;
   const onError = (error: unknown) => logger.warn({ err: error }, 'rate limit bookkeeping failed');
-  const local = createMemoryWindowStore();
   if (options.redisUrl === undefined) {
+    // Without Redis the logs live here, or in the workers' primary process when it provides the store.
+    const local = options.localStore ?? createMemoryWindowStore();
     return { rateLimiter: createRateLimits(local, options.limits, now, onError), link: undefined, instances: undefined, shareHealth: () => {}, close: async () => {} };
   }
   const link = createRedisLink({ url: options.redisUrl, commandTimeoutMs: options.redisTimeoutMs ?? 250, logger, now });
@@ -54,6 +58,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     now,
     onError: (error) => logger.warn({ err: error }, 'instance heartbeat failed'),
   });
+  // The safe mode's own counts: each instance (each worker too) admits its share of every limit.
+  const local = createMemoryWindowStore();
   const store = createFleetWindowStore({
     shared: createRedisWindowStore(link.client, options.redisPrefix),
     local,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { chargeQuietly } from '../limits/budget-guard.js';
 import { GatewayError, errors } from '../lib/errors.js';
@@ -87,7 +86,8 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
     ...plan,
     router,
     chatRequest: input.chatRequest,
-    completionId: `${input.idPrefix}${randomBytes(12).toString('base64url')}`,
+    // The request id's random part: unguessable, and a client's completion id finds the request in the logs.
+    completionId: `${input.idPrefix}${request.id.slice(request.id.indexOf('_') + 1)}`,
     created: Math.floor(deps.now() / 1000),
     signal: abort.signal,
   };

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactApiKeys } from '../auth/api-key-format.js';
 import { errors } from '../lib/errors.js';
+import { createRandomTokenSource } from '../lib/random-id.js';
 import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
@@ -20,6 +20,8 @@ export interface ServerOptions {
    * @default 60000
    */
   readonly requestTimeoutMs?: number | undefined;
+  /** When set, every answer names this worker (its pid) in `x-modelport-worker` (multi-process mode, MODELPORT_WORKER_HEADER). */
+  readonly workerId?: number | undefined;
 }
 
 /** Builds the HTTP server from its dependencies; no globals, nothing read from the environment. */
@@ -29,13 +31,15 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   // Node only honours the timeout given when the server is built (Fastify assigns it afterwards), and checks it
   // every connectionsCheckingInterval (30 s by default).
   const nodeServerOptions = { requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 4))) };
+  // One CSPRNG call per few hundred request ids, not one per request.
+  const randomToken = createRandomTokenSource();
   const app = Fastify({
     loggerInstance: deps.logger,
     // One line per request is written by our onResponse hook instead (no headers, so no keys).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: deps.settings.bodyLimitBytes,
     trustProxy,
-    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    genReqId: () => `req_${randomToken(12)}`,
     requestIdHeader: false,
     // Requests that arrive while closing get our own 503 body (see the onRequest hook below).
     return503OnClosing: false,
@@ -82,6 +86,12 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   app.addHook('onRequest', async () => {
     if (closing) throw errors.shuttingDown();
   });
+  const workerId = options.workerId;
+  if (workerId !== undefined) {
+    app.addHook('onRequest', async (_request, reply) => {
+      void reply.header('x-modelport-worker', String(workerId));
+    });
+  }
   app.get('/healthz', async () => ({ status: 'ok' }));
   if (deps.metrics !== undefined) registerMetricsRoute(app, { metrics: deps.metrics, token: deps.settings.metricsToken });
   await app.register(routerApi, deps);
@@ -90,6 +100,8 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     await app.register(staticSite, { root: deps.dashboard.webRoot ?? DEFAULT_WEB_ROOT });
   }
   app.addHook('onResponse', async (request, reply) => {
+    // The level is checked first: below info the line costs nothing on the hot path.
+    if (!deps.logger.isLevelEnabled('info')) return;
     const url = redactApiKeys(request.url.split('?')[0] ?? '');
     request.log.info({ method: request.method, url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
   });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -22,4 +22,40 @@ export function randomBase62(length: number): string {
 /** An opaque, unguessable, URL-safe id such as `rt_4fQ…` (22 base62 characters ≈ 131 bits). */
 export function createId(prefix: string, length = 22): string {
   return `${prefix}_${randomBase62(length)}`;
+}
+
+export interface RandomTokenSourceOptions {
+  /**
+   * Bytes drawn from the CSPRNG at once; tokens are cut from this pool until it runs out.
+   * @default 4096
+   */
+  readonly poolBytes?: number;
+  /** Fills a buffer with random bytes. @default crypto.randomFillSync */
+  readonly fill?: (buffer: Buffer) => void;
+}
+
+/**
+ * Unguessable URL-safe tokens (`bytes` random bytes, base64url) for the hot
+ * path: one CSPRNG call fills a pool that serves hundreds of tokens, as
+ * `crypto.randomUUID` does, instead of one `randomBytes` call per token.
+ * Each byte of the pool is used once.
+ */
+export function createRandomTokenSource(options: RandomTokenSourceOptions = {}): (bytes: number) => string {
+  const fill = options.fill ?? ((buffer: Buffer) => void randomFillSync(buffer));
+  const pool = Buffer.allocUnsafe(Math.max(64, options.poolBytes ?? 4096));
+  let offset = pool.length;
+  return (bytes) => {
+    if (bytes > pool.length) {
+      const own = Buffer.allocUnsafe(bytes);
+      fill(own);
+      return own.toString('base64url');
+    }
+    if (offset + bytes > pool.length) {
+      fill(pool);
+      offset = 0;
+    }
+    const token = pool.toString('base64url', offset, offset + bytes);
+    offset += bytes;
+    return token;
+  };
 }

@@ -25,7 +25,9 @@ export function createUpstreamDispatcher(timeouts: UpstreamTimeouts, connect?: b
     headersTimeout: timeouts.firstByteMs,
     bodyTimeout: timeouts.idleMs,
     keepAliveTimeout: 30_000,
-    connections: 256,
+    // No cap per origin: every open stream holds its own HTTP/1.1 connection, and a cap would queue the
+    // streams beyond it until others end (thousands of long streams to one provider are normal).
+    connections: null,
     pipelining: 1,
   });
 }
@@ -54,28 +56,38 @@ export async function postJson(
   body: unknown,
   signal: AbortSignal,
 ): Promise<UpstreamResponse> {
-  // undici runs its headers timeout on a coarse timer (about 0.5 to 1 s late), so
-  // the first-byte deadline that decides fallback is kept here, to the millisecond.
-  const firstByte = new AbortController();
-  const firstByteTimer = setTimeout(
-    () => firstByte.abort(new DOMException(`no response headers within ${http.timeouts.firstByteMs} ms`, 'TimeoutError')),
-    http.timeouts.firstByteMs,
-  );
-  const totalSignal = AbortSignal.any([signal, AbortSignal.timeout(http.timeouts.totalMs), firstByte.signal]);
+  // One controller and at most two timers per call, all released when the call ends: AbortSignal.timeout and
+  // AbortSignal.any cost a weak reference and a GC-tracked signal each, per request (see docs/performance.md).
+  // undici runs its headers timeout on a coarse timer (about 0.5 to 1 s late), so the first-byte deadline that
+  // decides fallback is kept here, to the millisecond.
+  const call = new AbortController();
+  const onCallerAbort = () => call.abort(signal.reason);
+  if (signal.aborted) call.abort(signal.reason);
+  else signal.addEventListener('abort', onCallerAbort, { once: true });
+  const timeout = (ms: number, what: string) => setTimeout(() => call.abort(new DOMException(`${what} within ${ms} ms`, 'TimeoutError')), ms);
+  const firstByteTimer = timeout(http.timeouts.firstByteMs, 'no response headers');
+  const totalTimer = timeout(http.timeouts.totalMs, 'the call did not finish');
+  const release = () => {
+    clearTimeout(totalTimer);
+    signal.removeEventListener('abort', onCallerAbort);
+  };
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
       body: JSON.stringify(body),
-      signal: totalSignal,
+      signal: call.signal,
       dispatcher: http.dispatcher,
     });
   } catch (error) {
+    release();
     throw toUpstreamError(provider, error, signal);
   } finally {
     clearTimeout(firstByteTimer);
   }
+  // The total deadline and the caller's abort cover the body too, until it is read or dropped.
+  response.body.once('close', release);
   if (response.statusCode >= 200 && response.statusCode < 300) {
     return { statusCode: response.statusCode, headers: response.headers, body: response.body };
   }

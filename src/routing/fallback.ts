@@ -174,7 +174,13 @@ async function attempt<T>(
   call: (model: ChatModel, info: ModelInfo, attempt: AttemptContext) => Promise<T>,
 ): Promise<AttemptOutcome<T>> {
   const deadline = new AbortController();
-  const signal = options.signal === undefined ? deadline.signal : AbortSignal.any([options.signal, deadline.signal]);
+  // The client's abort is linked by hand, and stays linked after the call resolved (a stream goes on): AbortSignal.any
+  // costs a GC-tracked signal per attempt (docs/performance.md). The client's signal lives only as long as its request.
+  const client = options.signal;
+  const onClientAbort = () => deadline.abort(client?.reason);
+  if (client?.aborted === true) deadline.abort(client.reason);
+  else client?.addEventListener('abort', onClientAbort, { once: true });
+  const signal = deadline.signal;
   const delayMs = options.deadlineAt === undefined ? undefined : Math.max(0, options.deadlineAt - options.now());
   // Node fires a timer of more than 2^31 - 1 ms at once: a deadline that far away is no deadline.
   const timer =

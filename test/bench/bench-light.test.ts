@@ -74,6 +74,10 @@ describe('npm run bench -- --light', () => {
     const gatewayPhases = processes.filter((phase: unknown) => typeof phase === 'object' && phase !== null && 'gateway' in phase);
     assert.ok(gatewayPhases.length > 0, 'gateway phases have process figures');
     for (const phase of gatewayPhases) for (const figure of ['cpuS', 'cpuPercent', 'rssAfterMiB']) assert.ok(isFiniteNumber(field(phase, `gateway.${figure}`)), figure);
+    for (const figure of ['concurrentStreams.requested', 'concurrentStreams.maxOpenAtOnce', 'concurrentStreams.completed', 'concurrentStreams.gatewayRssMaxMiB', 'idleRssMiB.atStart', 'idleRssMiB.afterLoad']) {
+      assert.ok(isFiniteNumber(field(result, figure)), figure);
+    }
+    assert.equal(field(result, 'concurrentStreams.errors'), 0, 'every held stream ended with [DONE]');
     // The full production path ran: the gateway wrote a usage record for its answers.
     assert.ok((field(result, 'usageRecords.ok') as number) > 0, 'usage records written');
 

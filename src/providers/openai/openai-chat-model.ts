@@ -112,8 +112,10 @@ async function* mapOpenAIStream(provider: string, body: Readable, signal: AbortS
       } catch {
         throw invalidResponse(provider, 'stream event is not JSON');
       }
-      const streamError = openAIStreamErrorSchema.safeParse(json);
-      if (streamError.success) {
+      // Only a body with an `error` field can be an error event: a failed zod parse on every normal chunk would
+      // build an error object with its issues each time, the largest share of a stream's garbage.
+      const streamError = typeof json === 'object' && json !== null && 'error' in json ? openAIStreamErrorSchema.safeParse(json) : undefined;
+      if (streamError?.success === true) {
         throw new UpstreamError({
           provider,
           kind: 'http',
