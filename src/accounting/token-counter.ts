@@ -1,5 +1,18 @@
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import type { ChatMessage, ChatRequest } from '../providers/contract.js';
+
+type CountTokens = (text: string) => number;
+let loadedCountTokens: CountTokens | undefined;
+
+/**
+ * gpt-tokenizer's o200k tables take about 60 MB and 50 ms to load, so they are
+ * loaded on the first count (its CommonJS build, synchronously), not when the
+ * module is imported: the CLI and an idle server never pay for them.
+ */
+function countTokens(text: string): number {
+  loadedCountTokens ??= (createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: CountTokens }).countTokens;
+  return loadedCountTokens(text);
+}
 
 /**
  * Token counts with the o200k_base tokenizer (GPT-4o family), used where a
