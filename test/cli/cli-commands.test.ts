@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { createTempDatabase, hasStackTrace, parseJsonObject, runModelport, type CliRun } from './run-modelport.js';
+import { createTempDatabase, hasStackTrace, parseJsonObject, runModelport, runModelportInProcess, type CliRun } from './run-modelport.js';
 
 const OWNER = 'owner@example.com';
 const OTHER = 'other@example.com';
@@ -324,11 +324,12 @@ describe('modelport usage mistakes and help', () => {
       'agent delete',
       'eval routing',
     ]);
+    // Every help text through the CLI's entry in this process (the real executable is run above and below).
     for (const [noun, verb] of commands) {
-      const nounHelp = await cli(noun ?? '', '--help');
+      const nounHelp = await runModelportInProcess([noun ?? '', '--help']);
       assertExit(nounHelp, 0);
       assert.match(nounHelp.stdout, new RegExp(`^Usage: modelport ${noun} <verb>`));
-      const help = await cli(noun ?? '', verb ?? '', '--help');
+      const help = await runModelportInProcess([noun ?? '', verb ?? '', '--help']);
       assertExit(help, 0);
       assert.match(help.stdout, new RegExp(`^Usage: modelport ${noun} ${verb}`));
       assert.match(help.stdout, /--json/);

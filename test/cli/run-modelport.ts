@@ -59,3 +59,23 @@ export function createTempDatabase(): { readonly url: string; readonly directory
 export function hasStackTrace(text: string): boolean {
   return /^\s+at .+[:(]/m.test(text);
 }
+
+/**
+ * Runs the CLI's own entry (`runCli` from dist/, what bin/modelport calls) in
+ * this process: the same parsing, commands and output, without the cost of
+ * starting a Node process. For tests that run many commands that touch no
+ * database (help texts); everything else goes through the real executable.
+ */
+export async function runModelportInProcess(args: readonly string[]): Promise<CliRun> {
+  if (!existsSync(BUILT_ENTRY)) throw new Error(`${BUILT_ENTRY} is missing: run "npm run build" before the CLI tests.`);
+  const { runCli } = (await import(BUILT_ENTRY)) as typeof import('../../src/cli/main.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: { DATABASE_URL: join(tmpdir(), 'modelport-unused-by-help.db') },
+    stdout: { write: (text: string) => ((stdout += text), true) },
+    stderr: { write: (text: string) => ((stderr += text), true) },
+    stdin: (async function* () {})(),
+  });
+  return { code, stdout, stderr };
+}
