@@ -33,3 +33,7 @@ echo "$body" | node -e '
     console.log(`quick start OK: ${body._meta.modelUsed}, cost $${body._meta.cost}, ${body._meta.carbonGrams} g CO2`);
   });'
 if grep -q "$key" <(grep -v '^  ' "$out" | grep -v 'Bearer'); then echo "the key leaked into the logs"; exit 1; fi
+# The dashboard is served at / from the same server (built by npm install).
+page=$(curl -sS "http://127.0.0.1:$port/")
+echo "$page" | grep -q '<div id="root">' || { echo "the dashboard is not served at /:"; echo "$page" | head -c 400; exit 1; }
+echo "dashboard OK at http://127.0.0.1:$port/"
