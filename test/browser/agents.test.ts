@@ -65,10 +65,9 @@ describe('dashboard agents in headless Chromium: form with a field error, run, e
     await page.getByRole('button', { name: 'Create agent' }).click();
     // The server's 400 names steps[1].prompt: the message shows under that field, and nowhere else.
     const prompt = second.getByLabel(/^Prompt/);
-    await page.waitForFunction(() => document.querySelectorAll('[aria-invalid="true"]').length > 0);
+    await second.getByText(/names no step/).waitFor();
     assert.equal(await prompt.getAttribute('aria-invalid'), 'true');
     assert.notEqual(await first.getByLabel(/^Prompt/).getAttribute('aria-invalid'), 'true');
-    await second.getByText(/fcts/).first().waitFor();
     assert.equal(new URL(page.url()).pathname, '/agents/new');
     await shot('agent-form-error');
     await prompt.fill('Summarise: {{steps.facts.output}}');

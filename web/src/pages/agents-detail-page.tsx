@@ -4,7 +4,7 @@ import { IconPencil, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { ApiError, workspacePath } from '../api/client';
-import type { Agent, AgentDefinition, Execution } from '../api/types';
+import type { Agent, AgentDefinition, Execution, Router } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
 import { formatDateTime } from '../components/format';
 import { ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
@@ -13,7 +13,7 @@ import { ExecutionsTable } from './agents-executions-table';
 import { AgentRunPanel } from './agents-run-panel';
 
 /** The steps of a definition, one row each. */
-function StepsTable({ definition }: { readonly definition: AgentDefinition }) {
+function StepsTable({ definition, routerNames }: { readonly definition: AgentDefinition; readonly routerNames: ReadonlyMap<string, string> }) {
   return (
     <Table.ScrollContainer minWidth={560}>
       <Table fz="sm" verticalSpacing="xs">
@@ -38,7 +38,15 @@ function StepsTable({ definition }: { readonly definition: AgentDefinition }) {
                   </Badge>
                 ) : null}
               </Table.Td>
-              <Table.Td ff="monospace">{step.router ?? step.model}</Table.Td>
+              <Table.Td>
+                {step.router === undefined ? (
+                  <Text span size="sm" ff="monospace">
+                    {step.model}
+                  </Text>
+                ) : (
+                  <Link to={`/routers/${encodeURIComponent(step.router)}`}>{routerNames.get(step.router) ?? step.router}</Link>
+                )}
+              </Table.Td>
               <Table.Td>{(step.needs ?? []).join(', ') || '—'}</Table.Td>
               <Table.Td maw={360}>
                 <Text size="sm" ff="monospace" lineClamp={2}>
@@ -62,6 +70,8 @@ export function AgentDetailPage() {
   const path = workspacePath(workspace.id, `/agents/${encodeURIComponent(name)}`);
   const agent = useApi<Agent>(path);
   const executions = useApi<unknown>(`${path}/executions?limit=20`);
+  const routers = useApi<unknown>(workspacePath(workspace.id, '/routers'));
+  const routerNames = new Map(listOf<Router>(routers.data).map((router) => [router.id, router.name]));
   const [confirming, setConfirming] = useState(false);
   const [deleting, setDeleting] = useState(false);
   if (agent.error !== null) return <ErrorAlert error={agent.error} onRetry={agent.reload} title="Could not load the agent" />;
@@ -122,7 +132,7 @@ export function AgentDetailPage() {
             version {current.version}
           </Badge>
         </Group>
-        <StepsTable definition={current.definition} />
+        <StepsTable definition={current.definition} routerNames={routerNames} />
         <Accordion variant="default" mt="sm">
           <Accordion.Item value="versions">
             <Accordion.Control>Versions ({versions.length})</Accordion.Control>

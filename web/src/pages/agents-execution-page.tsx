@@ -37,7 +37,7 @@ function StepCard({ step }: { readonly step: ExecutionStep }) {
           </Group>
           <Text size="xs" c="dimmed">
             {step.routerId === null ? 'direct model call' : `router ${step.routerId}`}
-            {step.attempts > 1 ? ` · ${step.attempts} attempts` : ''}
+            {` · finished ${formatDateTime(step.finishedAt)}`}
           </Text>
         </Group>
         <SimpleGrid cols={{ base: 2, sm: 3, md: 6 }}>
@@ -46,7 +46,7 @@ function StepCard({ step }: { readonly step: ExecutionStep }) {
           <Figure label="Cost" value={formatUsd(step.costUsd)} />
           <Figure label="Latency" value={formatMs(step.latencyMs)} />
           <Figure label="Carbon" value={formatGrams(step.carbonGrams)} />
-          <Figure label="Finished" value={formatDateTime(step.finishedAt)} />
+          <Figure label="Attempts" value={String(step.attempts)} />
         </SimpleGrid>
         {step.error === null ? null : (
           <Alert color="red" variant="light" title={step.error.code}>

@@ -51,7 +51,9 @@ function AgentForm({ agent }: { readonly agent?: Agent }) {
       const error = caught instanceof ApiError ? caught : new ApiError(0, { message: String(caught), type: 'client_error', code: 'client_error' });
       const param = error.param ?? 'form';
       const known = param === 'name' || param === 'description' || param.startsWith('limits.') || stepParam(param) !== undefined;
-      setErrors({ [known ? param : 'form']: error.message });
+      // The field is named by where the message shows: "Invalid agent definition: steps[1].prompt: …" → "…".
+      const message = known ? error.message.replace(/^Invalid agent definition: /, '').replace(`${param}: `, '') : error.message;
+      setErrors({ [known ? param : 'form']: message });
     } finally {
       setSaving(false);
     }
