@@ -187,6 +187,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it("tenant isolation: Bob can neither see, change nor use Alice's routers, keys or usage through any endpoint", { skip: database === undefined }, async () => {
       const aliceWs = alice.ws;
+      const agent = { name: 'helper', steps: [{ name: 'only', router: aliceRouter, prompt: '{{input}}' }] };
+      assert.equal((await alice.post(`${aliceWs}/agents`, agent)).status, 201);
+      const aliceExecution = (await alice.post(`${aliceWs}/agents/helper/run`, { input: 'hi' })).body._meta.execution_id;
       const foreignWorkspace: Array<[string, string, unknown?]> = [
         ['GET', `${aliceWs}/routers`],
         ['POST', `${aliceWs}/routers`, { name: 'x', models: ['sim:small'], strategy: 'cost_optimized' }],
@@ -204,6 +207,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         ['GET', `${aliceWs}/members`],
         ['POST', `${aliceWs}/members`, { email: `bob-${dialect}@example.com`, role: 'owner' }],
         ['GET', `/api/dashboard/catalog?workspace=${alice.userId}`],
+        ['GET', `${aliceWs}/agents`],
+        ['POST', `${aliceWs}/agents`, { ...agent, name: 'pwned' }],
+        ['GET', `${aliceWs}/agents/helper`],
+        ['GET', `${aliceWs}/agents/helper/versions`],
+        ['PUT', `${aliceWs}/agents/helper`, agent],
+        ['DELETE', `${aliceWs}/agents/helper`],
+        ['POST', `${aliceWs}/agents/helper/run`, { input: 'hi' }],
+        ['GET', `${aliceWs}/agents/helper/executions`],
+        ['GET', `${aliceWs}/executions/${aliceExecution}`],
       ];
       for (const [method, path, body] of foreignWorkspace) {
         const response = await bob.request(method, path, body);
@@ -220,6 +232,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         ['POST', `${bob.ws}/keys/${aliceKeyId}/rotate`, { graceMinutes: 0 }, 'key_not_found'],
         ['POST', `${bob.ws}/playground/chat`, { model: aliceRouter, messages: hello }, 'router_not_found'],
         ['POST', `${bob.ws}/keys`, { name: 'x', routerIds: [aliceRouter] }, 'invalid_value'],
+        ['GET', `${bob.ws}/agents/helper`, undefined, 'agent_not_found'],
+        ['PUT', `${bob.ws}/agents/helper`, agent, 'invalid_agent'],
+        ['DELETE', `${bob.ws}/agents/helper`, undefined, 'agent_not_found'],
+        ['POST', `${bob.ws}/agents/helper/run`, { input: 'hi' }, 'agent_not_found'],
+        ['GET', `${bob.ws}/agents/helper/executions`, undefined, 'agent_not_found'],
+        ['GET', `${bob.ws}/executions/${aliceExecution}`, undefined, 'execution_not_found'],
+        ['POST', `${bob.ws}/agents`, agent, 'invalid_agent'],
       ];
       for (const [method, path, body, code] of ownWorkspace) {
         const response = await bob.request(method, path, body);
@@ -229,6 +248,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual((await bob.get(`${bob.ws}/usage/requests`)).body.requests, []);
       assert.equal((await bob.get(`${bob.ws}/usage`)).body.totals.requests, 0);
       assert.deepEqual((await bob.get(`${bob.ws}/keys`)).body.keys, []);
+      assert.deepEqual((await bob.get(`${bob.ws}/agents`)).body.agents, []);
+      assert.equal((await alice.get(`${aliceWs}/agents/helper`)).body.version, 1);
       // Nothing of Alice's changed, and her key still works.
       const router = await alice.get(`${aliceWs}/routers/${aliceRouter}`);
       assert.equal(router.body.name, 'support');

@@ -15,6 +15,8 @@ import { SessionProvider } from './session/session-context';
 // Charts (recharts) are the heaviest part of the app: only pages that plot load them.
 const UsagePage = lazy(() => import('./pages/usage-page').then((module) => ({ default: module.UsagePage })));
 const AgentsPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentsPage })));
+const AgentNewPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentNewPage })));
+const AgentDetailPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentDetailPage })));
 const AgentEditPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentEditPage })));
 const ExecutionPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.ExecutionPage })));
 
@@ -49,8 +51,9 @@ export function App() {
             <Route path="/settings/keys" element={<KeysPage />} />
             <Route path="/settings/members" element={<MembersPage />} />
             <Route path="/agents" element={lazyPage(<AgentsPage />)} />
-            <Route path="/agents/new" element={lazyPage(<AgentEditPage />)} />
-            <Route path="/agents/:name" element={lazyPage(<AgentEditPage />)} />
+            <Route path="/agents/new" element={lazyPage(<AgentNewPage />)} />
+            <Route path="/agents/:name" element={lazyPage(<AgentDetailPage />)} />
+            <Route path="/agents/:name/edit" element={lazyPage(<AgentEditPage />)} />
             <Route path="/executions/:id" element={lazyPage(<ExecutionPage />)} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>

@@ -5,6 +5,7 @@ import { SESSION_COOKIE } from '../../auth/sessions.js';
 import type { DashboardServices } from '../../dashboard/dashboard-services.js';
 import { errors } from '../../lib/errors.js';
 import type { AppDependencies } from '../dependencies.js';
+import { registerAgentRoutes } from './agent-routes.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { registerCatalogRoutes } from './catalog-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -46,4 +47,5 @@ export async function dashboardApi(app: FastifyInstance, options: { deps: AppDep
   registerKeyRoutes(app, context);
   registerUsageRoutes(app, context);
   registerPlaygroundRoute(app, context);
+  registerAgentRoutes(app, context);
 }

@@ -36,7 +36,7 @@ export function workspaceOf(request: FastifyRequest, services: DashboardServices
   return services.workspaces.access(sessionOf(request).userId, ws, minimum);
 }
 
-const TIME_FIELDS = new Set(['createdAt', 'updatedAt', 'lastUsedAt', 'expiresAt', 'revokedAt', 'addedAt', 'time', 't', 'from', 'to']);
+const TIME_FIELDS = new Set(['createdAt', 'updatedAt', 'lastUsedAt', 'expiresAt', 'revokedAt', 'addedAt', 'time', 't', 'from', 'to', 'startedAt', 'finishedAt']);
 
 /** Services speak epoch milliseconds; the API answers ISO 8601 (docs/dashboard-api.md, Conventions). */
 export function withIsoTimes<T>(value: T): T {

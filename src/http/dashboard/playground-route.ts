@@ -11,7 +11,7 @@ import { completeRoutedCall, prepareRoutedCall, requireBody, runRoutedCall } fro
 import { DASHBOARD_PREFIX, sessionOf, workspaceOf, type DashboardContext } from './dashboard-context.js';
 
 /** The playground calls as the workspace itself, with no API key: usage records carry the key id `dashboard`. */
-function playgroundKey(ownerId: string): ApiKeyRecord {
+export function playgroundKey(ownerId: string): ApiKeyRecord {
   return {
     id: PLAYGROUND_KEY_ID,
     ownerId,

@@ -9,7 +9,8 @@ export interface ChatMessage {
 export interface StreamChatOptions {
   readonly api: ApiClient;
   readonly path: string;
-  readonly body: { readonly model: string; readonly messages: readonly ChatMessage[]; readonly temperature?: number };
+  /** A chat body (`model`, `messages`…), or an agent run's `{ input }`. */
+  readonly body: { readonly model: string; readonly messages: readonly ChatMessage[]; readonly temperature?: number } | { readonly input: string };
   readonly signal?: AbortSignal;
   /** Each piece of the answer as it arrives. */
   onDelta(text: string): void;

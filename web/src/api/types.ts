@@ -170,27 +170,119 @@ export interface TrafficReport {
   readonly recent: readonly UsageRequest[];
 }
 
+/** A step of an agent definition (docs/agents.md), as saved. */
 export interface AgentStep {
-  readonly name?: string;
+  readonly name: string;
   readonly router?: string;
-  readonly prompt?: string;
-  readonly [key: string]: unknown;
+  readonly model?: string;
+  readonly system?: string;
+  readonly prompt: string;
+  readonly temperature?: number;
+  readonly max_tokens?: number;
+  readonly tools?: readonly unknown[];
+  readonly response_format?: { readonly type: string; readonly [key: string]: unknown };
+  readonly needs?: readonly string[];
 }
 
-export interface Agent {
+export interface AgentLimits {
+  readonly max_steps?: number;
+  readonly timeout_ms?: number;
+  readonly max_cost_usd?: number;
+  readonly max_parallel?: number;
+}
+
+export interface AgentDefinition {
   readonly name: string;
   readonly description?: string;
   readonly steps: readonly AgentStep[];
-  readonly [key: string]: unknown;
+  readonly limits?: AgentLimits;
+}
+
+export interface AgentVersion {
+  readonly version: number;
+  readonly definition: AgentDefinition;
+  readonly createdAt: string;
+}
+
+export interface Agent {
+  readonly id: string;
+  readonly name: string;
+  readonly model: string;
+  readonly description: string;
+  readonly version: number;
+  readonly definition: AgentDefinition;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** On `GET /agents/:name` only. */
+  readonly versions?: readonly AgentVersion[];
+}
+
+export interface ExecutionError {
+  readonly code: string;
+  readonly message: string | null;
+}
+
+export interface ExecutionStep {
+  readonly name: string;
+  readonly position: number;
+  readonly status: string;
+  readonly routerId: string | null;
+  readonly model: string | null;
+  readonly attempts: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly costUsd: number;
+  readonly latencyMs: number;
+  readonly carbonGrams: number;
+  readonly output: string | null;
+  readonly error: ExecutionError | null;
+  readonly startedAt: string;
+  readonly finishedAt: string;
 }
 
 export interface Execution {
   readonly id: string;
-  readonly agentName?: string;
-  readonly status?: string;
-  readonly createdAt?: number | string;
-  readonly totalCost?: number;
-  readonly totalLatencyMs?: number;
-  readonly steps?: readonly Record<string, unknown>[];
-  readonly [key: string]: unknown;
+  readonly agentId: string;
+  readonly agentName: string;
+  readonly agentVersion: number;
+  readonly keyId: string | null;
+  readonly status: string;
+  readonly streamed: boolean;
+  readonly input: string;
+  readonly output: string | null;
+  readonly error: ExecutionError | null;
+  readonly stepsExecuted: number;
+  readonly totalCostUsd: number;
+  readonly totalLatencyMs: number;
+  readonly totalCarbonGrams: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly modelsUsed: readonly string[];
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
+  /** On `GET /executions/:id` only. */
+  readonly steps?: readonly ExecutionStep[];
+}
+
+/** The agent form of `_meta` on a run's answer. */
+export interface AgentMeta {
+  readonly execution_id: string;
+  readonly agent_name: string;
+  readonly agent_version: number;
+  readonly steps_executed: number;
+  readonly total_cost: number;
+  readonly total_latency: number;
+  readonly total_carbon: number;
+  readonly models_used: readonly string[];
+  readonly steps: readonly {
+    readonly name: string;
+    readonly status: string;
+    readonly router: string | null;
+    readonly model: string | null;
+    readonly cost: number;
+    readonly latency: number;
+    readonly carbon: number;
+    readonly prompt_tokens: number;
+    readonly completion_tokens: number;
+  }[];
 }

@@ -1,109 +1,63 @@
-import { Badge, Button, Card, Code, Group, Stack, Table, Text } from '@mantine/core';
-import { IconRobot } from '@tabler/icons-react';
-import { Link, useParams } from 'react-router-dom';
+import { Badge, Button, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
+import { IconPlus, IconRobot } from '@tabler/icons-react';
+import { Link } from 'react-router-dom';
 import { workspacePath } from '../api/client';
-import type { Agent, Execution } from '../api/types';
+import type { Agent } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
-import { formatDateTime, formatMs, formatUsd } from '../components/format';
+import { formatRelative } from '../components/format';
 import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
-import { useWorkspace } from '../session/session-context';
+import { canWrite, useWorkspace } from '../session/session-context';
 
-const notYet = (
-  <EmptyPanel icon={<IconRobot size={28} />} title="Agents are not available on this server yet" description="Multi-step agents arrive with a later release of the gateway." />
-);
+export { AgentEditPage, AgentNewPage } from './agents-form-page';
+export { AgentDetailPage } from './agents-detail-page';
+export { ExecutionPage } from './agents-execution-page';
 
-/** Agents of the workspace (the server's agents endpoints come with another branch). */
+/** Agents of the workspace. */
 export function AgentsPage() {
   const workspace = useWorkspace();
   const agents = useApi<unknown>(workspacePath(workspace.id, '/agents'));
-  if (agents.error?.status === 404) return notYet;
   const list = listOf<Agent>(agents.data);
+  const create = canWrite(workspace) ? (
+    <Button component={Link} to="/agents/new" leftSection={<IconPlus size={16} />}>
+      New agent
+    </Button>
+  ) : undefined;
   return (
     <>
-      <PageHeader title="Agents" description="Multi-step workflows, called with model agent:<name>." />
+      <PageHeader title="Agents" description="Multi-step workflows over your routers, called with model agent:<name>." action={list.length === 0 ? undefined : create} />
       {agents.error !== null ? (
         <ErrorAlert error={agents.error} onRetry={agents.reload} />
       ) : agents.data === undefined ? (
         <LoadingRows />
       ) : list.length === 0 ? (
-        <EmptyPanel icon={<IconRobot size={28} />} title="No agents yet" description="Agents chain router calls into a workflow." />
+        <EmptyPanel icon={<IconRobot size={28} />} title="No agents yet" description="An agent chains model calls: research, then summarise; classify, then answer. Each step goes through a router." action={create} />
       ) : (
-        <Stack>
+        <SimpleGrid cols={{ base: 1, md: 2 }}>
           {list.map((agent) => (
-            <Card key={agent.name} withBorder radius="md" component={Link} to={`/agents/${encodeURIComponent(agent.name)}`}>
-              <Group justify="space-between">
-                <Text fw={600}>{agent.name}</Text>
-                <Badge variant="light">{agent.steps.length} steps</Badge>
-              </Group>
-              {agent.description === undefined ? null : (
-                <Text size="sm" c="dimmed">
-                  {agent.description}
+            <Card key={agent.name} withBorder radius="md" component={Link} to={`/agents/${encodeURIComponent(agent.name)}`} aria-label={`agent:${agent.name}`}>
+              <Stack gap={6}>
+                <Group justify="space-between" wrap="nowrap">
+                  <Text fw={600} ff="monospace">
+                    agent:{agent.name}
+                  </Text>
+                  <Group gap={6} wrap="nowrap">
+                    <Badge variant="light">{agent.definition.steps.length} steps</Badge>
+                    <Badge variant="outline" color="gray">
+                      v{agent.version}
+                    </Badge>
+                  </Group>
+                </Group>
+                <Text size="sm" c="dimmed" lineClamp={2}>
+                  {agent.description === '' ? agent.definition.steps.map((step) => step.name).join(' → ') : agent.description}
                 </Text>
-              )}
+                <Text size="xs" c="dimmed">
+                  Saved {formatRelative(agent.updatedAt)}
+                </Text>
+              </Stack>
             </Card>
           ))}
-        </Stack>
+        </SimpleGrid>
       )}
     </>
-  );
-}
-
-/** One agent, its steps and its executions. */
-export function AgentEditPage() {
-  const workspace = useWorkspace();
-  const { name = '' } = useParams();
-  const agent = useApi<Agent>(name === '' ? null : workspacePath(workspace.id, `/agents/${encodeURIComponent(name)}`));
-  const executions = useApi<unknown>(name === '' ? null : workspacePath(workspace.id, `/agents/${encodeURIComponent(name)}/executions`));
-  if (agent.error?.status === 404 && name !== '') return notYet;
-  if (agent.error !== null) return <ErrorAlert error={agent.error} onRetry={agent.reload} />;
-  if (agent.data === undefined) return name === '' ? notYet : <LoadingRows />;
-  return (
-    <Stack>
-      <PageHeader title={`agent:${agent.data.name}`} description={agent.data.description} />
-      <Card withBorder radius="md">
-        <Code block>{JSON.stringify(agent.data.steps, null, 2)}</Code>
-      </Card>
-      <Card withBorder radius="md">
-        <Text fw={600} mb="sm">
-          Executions
-        </Text>
-        <Table.ScrollContainer minWidth={500}>
-          <Table>
-            <Table.Tbody>
-              {listOf<Execution>(executions.data).map((execution) => (
-                <Table.Tr key={execution.id}>
-                  <Table.Td>
-                    <Link to={`/executions/${execution.id}`}>{execution.id}</Link>
-                  </Table.Td>
-                  <Table.Td>{execution.status ?? ''}</Table.Td>
-                  <Table.Td>{formatDateTime(execution.createdAt ?? null)}</Table.Td>
-                  <Table.Td>{formatUsd(execution.totalCost)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </Card>
-    </Stack>
-  );
-}
-
-/** One execution, step by step. */
-export function ExecutionPage() {
-  const workspace = useWorkspace();
-  const { id = '' } = useParams();
-  const execution = useApi<Execution>(workspacePath(workspace.id, `/executions/${encodeURIComponent(id)}`));
-  if (execution.error?.status === 404) return notYet;
-  if (execution.error !== null) return <ErrorAlert error={execution.error} onRetry={execution.reload} />;
-  if (execution.data === undefined) return <LoadingRows />;
-  return (
-    <Stack>
-      <PageHeader title={`Execution ${execution.data.id}`} description={`${formatUsd(execution.data.totalCost)} · ${formatMs(execution.data.totalLatencyMs)}`} />
-      {(execution.data.steps ?? []).map((step, index) => (
-        <Card key={index} withBorder radius="md">
-          <Code block>{JSON.stringify(step, null, 2)}</Code>
-        </Card>
-      ))}
-    </Stack>
   );
 }
