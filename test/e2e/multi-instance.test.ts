@@ -21,7 +21,7 @@ describe('three gateway processes on one Postgres and one Redis', { skip: databa
   before(async () => {
     seeded = await seedDatabase((database as TestDatabase).url);
     // A generous Redis timeout: this machine's two cores are shared, and a timeout would (safely) refuse requests.
-    const env = { DATABASE_URL: (database as TestDatabase).url, REDIS_URL: redisUrl, MODELPORT_REDIS_PREFIX: prefix, MODELPORT_SECRET_KEY: secretKey(), MODELPORT_REDIS_TIMEOUT_MS: '1000' };
+    const env = { DATABASE_URL: (database as TestDatabase).url, REDIS_URL: redisUrl, MODELPORT_REDIS_PREFIX: prefix, MODELPORT_SECRET_KEY: secretKey(), MODELPORT_REDIS_TIMEOUT_MS: '3000' };
     // The first instance polls the change counter as usual; the other two almost never, so
     // they can only learn of a revocation within 1 s through Redis pub/sub.
     gateways = await Promise.all([

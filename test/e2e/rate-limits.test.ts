@@ -103,17 +103,28 @@ describe('concurrency cap per key', () => {
 
   it('refuses a request beyond the cap with 429 and frees the slot when a request ends', async () => {
     const key = await newKey(gateway, { maxConcurrency: 1 });
-    const slow = chat(gateway, key, { stream: false, max_tokens: 50 });
-    // Wait until the first request holds its slot: the second is then refused.
-    let refused: Answer | undefined;
-    for (let attempt = 0; attempt < 100 && refused === undefined; attempt += 1) {
-      const answer = await chat(gateway, key, { max_tokens: 1 });
-      if (answer.status === 429) refused = answer;
-      else await new Promise((resolve) => setTimeout(resolve, 5));
+    // A stream holds its slot until its last byte: once its first chunk has arrived it is surely in flight.
+    const slow = await fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: gateway.router.id, messages: hello, stream: true, max_tokens: 50 }),
+    });
+    assert.equal(slow.status, 200);
+    const reader = (slow.body ?? assert.fail('no stream')).getReader();
+    assert.equal((await reader.read()).done, false);
+    const refused = await chat(gateway, key, { max_tokens: 1 });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error?.type, 'rate_limit_error');
+    assert.match(refused.body.error?.message ?? '', /in flight/);
+    let text = '';
+    for (let part = await reader.read(); !part.done; part = await reader.read()) text += new TextDecoder().decode(part.value);
+    assert.match(text, /data: \[DONE\]/);
+    // The slot is freed when the stream ends ('close'); the next request may arrive a moment before that.
+    let next = await chat(gateway, key, { max_tokens: 1 });
+    for (let attempt = 0; attempt < 50 && next.status === 429; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      next = await chat(gateway, key, { max_tokens: 1 });
     }
-    assert.equal(refused?.body.error?.type, 'rate_limit_error');
-    assert.match(refused?.body.error?.message ?? '', /in flight/);
-    assert.equal((await slow).status, 200);
-    assert.equal((await chat(gateway, key, { max_tokens: 1 })).status, 200);
+    assert.equal(next.status, 200);
   });
 });
