@@ -16,7 +16,7 @@ import { DEFAULT_FEATURE_CONFIG } from '../src/routing/auto/features.js';
 import { foldsBySubject } from '../src/routing/auto/folds.js';
 import { twoModelMetrics, type Table } from '../src/routing/auto/metrics.js';
 import { buildFeatureMatrix, OUTCOME_CLASSES, trainJointOutcomes } from '../src/routing/auto/train.js';
-import { ANCHORS, STRONG_ANCHOR, TRAIN_OPTIONS, WEAK_ANCHOR } from '../src/routing/auto/training-setup.js';
+import { ANCHORS, LENGTH_PRIOR, STRONG_ANCHOR, TRAIN_OPTIONS, WEAK_ANCHOR } from '../src/routing/auto/training-setup.js';
 import { decodeWeightsFile, encodeWeightsFile } from '../src/routing/auto/weights-file.js';
 
 const DEFAULT_DATA = fileURLToPath(new URL('../../shared/data/routing/mmlu.jsonl', import.meta.url));
@@ -53,16 +53,21 @@ for (const seed of seeds) {
     foldOf.forEach((k, index) => (k === fold ? test : train).push(index));
     const trained = trainJointOutcomes(matrix, { weak, strong }, train, TRAIN_OPTIONS);
     const model = decodeWeightsFile(
-      encodeWeightsFile({ features: DEFAULT_FEATURE_CONFIG, weights: trained.weights, biases: trained.biases, anchors: ANCHORS, classes: OUTCOME_CLASSES, training: {} }),
+      encodeWeightsFile({ features: DEFAULT_FEATURE_CONFIG, weights: trained.weights, biases: trained.biases, anchors: ANCHORS, classes: OUTCOME_CLASSES, lengthPrior: LENGTH_PRIOR, training: {} }),
     );
     const heldOut = predictPrompts(model, test.map((index) => dataset.prompts[index] ?? ''), abilities);
     test.forEach((index, k) => {
       for (let m = 0; m < models.length; m += 1) predicted.values[index * models.length + m] = heldOut.values[k * models.length + m] ?? 0;
     });
     const gain = test.map((_, k) => (heldOut.values[k * 2 + 1] ?? 0) - (heldOut.values[k * 2] ?? 0));
-    const apgr = twoModelMetrics(gain, test.map((index) => weak[index] ?? 0), test.map((index) => strong[index] ?? 0)).apgr;
+    const weakScores = test.map((index) => weak[index] ?? 0);
+    const strongScores = test.map((index) => strong[index] ?? 0);
+    const apgr = twoModelMetrics(gain, weakScores, strongScores).apgr;
+    const lengthApgr = twoModelMetrics(test.map((index) => (dataset.prompts[index] ?? '').length), weakScores, strongScores).apgr;
     const subjects = new Set(test.map((index) => dataset.subjects[index] ?? ''));
-    perFold.push(`  fold ${fold + 1}: ${subjects.size} subjects, ${test.length} prompts, APGR within the fold ${apgr.toFixed(4)}`);
+    perFold.push(
+      `  fold ${fold + 1}: ${subjects.size} subjects, ${test.length} prompts, APGR within the fold ${apgr.toFixed(4)} (prompt length ${lengthApgr.toFixed(4)})`,
+    );
     log(`seed ${seed} fold ${fold + 1}/${folds} trained in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   const report = evaluateRouting(dataset, models, predicted);

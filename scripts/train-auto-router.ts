@@ -20,7 +20,7 @@ import { parseRoutingDataset } from '../src/routing/auto/dataset.js';
 import { DEFAULT_FEATURE_CONFIG } from '../src/routing/auto/features.js';
 import { foldsBySubject } from '../src/routing/auto/folds.js';
 import { buildFeatureMatrix, OUTCOME_CLASSES, trainJointOutcomes } from '../src/routing/auto/train.js';
-import { ANCHORS, STRONG_ANCHOR, TRAIN_OPTIONS, WEAK_ANCHOR } from '../src/routing/auto/training-setup.js';
+import { ANCHORS, LENGTH_PRIOR, STRONG_ANCHOR, TRAIN_OPTIONS, WEAK_ANCHOR } from '../src/routing/auto/training-setup.js';
 import { encodeWeightsFile } from '../src/routing/auto/weights-file.js';
 
 const DEFAULT_DATA = fileURLToPath(new URL('../../shared/data/routing/mmlu.jsonl', import.meta.url));
@@ -67,6 +67,7 @@ const file = encodeWeightsFile({
   biases: trained.biases,
   anchors: ANCHORS,
   classes: OUTCOME_CLASSES,
+  lengthPrior: LENGTH_PRIOR,
   training: {
     data: basename(dataPath),
     dataSha256: createHash('sha256').update(text).digest('hex'),
@@ -74,6 +75,7 @@ const file = encodeWeightsFile({
     ...(holdout === undefined ? {} : { heldOut: `fold ${holdout} of ${values.folds} by subject, seed ${values.seed}` }),
     penalty: TRAIN_OPTIONS.penalty,
     minPrompts: TRAIN_OPTIONS.minPrompts ?? null,
+    metaPenalty: TRAIN_OPTIONS.metaPenalty ?? null,
     iterations: trained.iterations,
     loss: Number(trained.loss.toFixed(6)),
     regenerate: 'npm run train:router',

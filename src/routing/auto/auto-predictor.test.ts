@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadShippedCatalog } from '../catalog.js';
 import { createAutoPredictor, type AutoCandidate } from './auto-predictor.js';
-import { OUTCOME_COUNT } from './model.js';
+import { createPromptScorer, OUTCOME_COUNT } from './model.js';
 import { loadShippedAutoModel } from './shipped-model.js';
 import { WEAK_ANCHOR, STRONG_ANCHOR } from './training-setup.js';
 import { decodeWeightsFile, encodeWeightsFile, parseWeightsFile } from './weights-file.js';
@@ -106,5 +106,25 @@ describe('weights file', () => {
     const decoded = decodeWeightsFile(parseWeightsFile(JSON.parse(JSON.stringify(file))));
     weights.forEach((w, i) => assert.ok(Math.abs((decoded.weights[i] ?? NaN) - w) < 1e-4, `weight ${i}`));
     assert.throws(() => parseWeightsFile({ format: 'other' }), /Not a version 1/);
+    assert.equal(decoded.lengthPrior, undefined, 'no length prior unless one was trained');
+  });
+
+  it('keeps the length prior, which widens the anchors\' gap on long prompts and narrows it on short ones', () => {
+    const features = { hashBits: 8, headChars: 4096, tailChars: 4096 };
+    const weights = Float64Array.from({ length: featureCount(features) * OUTCOME_COUNT }, (_, i) => Math.cos(i) / 10);
+    const input = { features, weights, biases: Float64Array.from([0, 0, 0, 0]), anchors: model.anchors, classes: ['a', 'b', 'c', 'd'], training: {} };
+    const plain = decodeWeightsFile(parseWeightsFile(JSON.parse(JSON.stringify(encodeWeightsFile(input)))));
+    const withPrior = decodeWeightsFile(parseWeightsFile(JSON.parse(JSON.stringify(encodeWeightsFile({ ...input, lengthPrior: 0.5 })))));
+    assert.equal(withPrior.lengthPrior, 0.5);
+    const gap = (scorer: ReturnType<typeof createPromptScorer>, text: string) => {
+      const traits = scorer.score(text);
+      return traits.strongLogit - traits.weakLogit;
+    };
+    const short = 'Which one?\nA. x\nB. y';
+    const long = `${'A long passage of text to read before the question. '.repeat(60)}\nWhich one?\nA. x\nB. y`;
+    const [a, b] = [createPromptScorer(plain), createPromptScorer(withPrior)];
+    assert.ok(gap(b, long) > gap(a, long) + 0.1, 'long prompt: wider gap');
+    assert.ok(gap(b, short) < gap(a, short) - 0.1, 'short prompt: narrower gap');
+    assert.throws(() => parseWeightsFile({ ...encodeWeightsFile(input), lengthPrior: 'big' }), /lengthPrior/);
   });
 });

@@ -305,9 +305,11 @@ export function extractFeatures(text: string, config: FeatureConfig, out: Featur
   out.textCount = count;
   out.textValue = count === 0 ? 0 : 1 / Math.sqrt(count);
 
-  // Whole-text length even when only head and tail were read.
+  // Whole-text length even when only head and tail were read. The continuous length features are centred and
+  // scaled to about unit spread on MMLU (log2 of the length: mean 8.4, sd 1.1; of the stem: 7.2, 1.5) so that an
+  // L2 penalty shared with the other features lets them carry the length signal.
   const logChars = Math.log2(length + 1);
-  meta[META['log-chars']] = logChars / 12;
+  meta[META['log-chars']] = (logChars - 8.5) / 1.25;
   bin(meta, length, [128, 256, 512, 1024, 2048], META['chars<128']);
   meta[META['log-lines']] = Math.log2(lines) / 6;
   if (lines === 1) meta[META['single-line']] = 1;
@@ -315,7 +317,7 @@ export function extractFeatures(text: string, config: FeatureConfig, out: Featur
   if (options > 0 && numericOptions === options) meta[META['options-numeric-all']] = 1;
   else if (numericOptions > 0) meta[META['options-numeric-some']] = 1;
   if (options > 0) bin(meta, optionChars / options, [10, 30, 80], META['option-mean-chars<10']);
-  meta[META['stem-log-chars']] = Math.log2((stemEnd < 0 ? scanned : stemEnd) + 1) / 12;
+  meta[META['stem-log-chars']] = (Math.log2((stemEnd < 0 ? scanned : stemEnd) + 1) - 7) / 1.5;
   const perChar = (n: number) => (scanned === 0 ? 0 : n / scanned);
   const digitShare = perChar(digits);
   if (digits === 0) meta[META['digits=0']] = 1;

@@ -1,4 +1,4 @@
-import { createFeatureBuffer, extractFeatures, META_COUNT, type FeatureBuffer, type FeatureConfig } from './features.js';
+import { createFeatureBuffer, extractFeatures, META_COUNT, META_NAMES, type FeatureBuffer, type FeatureConfig } from './features.js';
 
 /**
  * The `auto` strategy's model.
@@ -49,6 +49,13 @@ export interface AutoRouterModel {
   readonly biases: Float32Array | Float64Array;
   /** The weak anchor first, then the strong one. */
   readonly anchors: readonly [AnchorModel, AnchorModel];
+  /**
+   * β of the length prior: β/2 · z, with z the standardised log length (the `log-chars` meta feature), is added
+   * to the strong anchor's log-odds and taken from the weak one's, so the gap g(x) grows by β·z on top of what the
+   * softmax learned. Prompt length predicts the gap on subjects the training never saw, where the text features
+   * do not; chosen by cross-validation by subject. @default 0
+   */
+  readonly lengthPrior?: number;
 }
 
 /** The anchors' log-odds on one prompt. Reused between calls: read them before scoring the next prompt. */
@@ -64,13 +71,14 @@ export interface PromptScorer {
 
 /** Probabilities are kept within [ε, 1−ε] so log-odds stay finite. */
 const EPSILON = 1e-6;
+const LOG_CHARS = META_NAMES.indexOf('log-chars');
 const logOdds = (p: number) => {
   const clamped = Math.min(1 - EPSILON, Math.max(EPSILON, p));
   return Math.log(clamped / (1 - clamped));
 };
 
 /** The traits of the features already in `buffer`. */
-export function traitsOf(model: Pick<AutoRouterModel, 'weights' | 'biases'>, buffer: FeatureBuffer, out: PromptTraits): PromptTraits {
+export function traitsOf(model: Pick<AutoRouterModel, 'weights' | 'biases' | 'lengthPrior'>, buffer: FeatureBuffer, out: PromptTraits): PromptTraits {
   const weights = model.weights;
   let z0 = 0;
   let z1 = 0;
@@ -108,6 +116,12 @@ export function traitsOf(model: Pick<AutoRouterModel, 'weights' | 'biases'>, buf
   const total = bothWrong + strongOnly + weakOnly + bothRight;
   out.weakLogit = logOdds((weakOnly + bothRight) / total);
   out.strongLogit = logOdds((strongOnly + bothRight) / total);
+  const prior = model.lengthPrior ?? 0;
+  if (prior !== 0) {
+    const shift = 0.5 * prior * (meta[LOG_CHARS] ?? 0);
+    out.weakLogit -= shift;
+    out.strongLogit += shift;
+  }
   return out;
 }
 

@@ -14,6 +14,12 @@ export const STRONG_ANCHOR = 'gpt-4-1106-preview';
 export const TRAIN_OPTIONS: TrainOptions = { penalty: 1e-3, minPrompts: 3, maxIterations: 300 };
 
 /**
+ * β of the length prior (AutoRouterModel.lengthPrior), stored with the weights. Chosen by the pooled
+ * cross-validated APGR over all folds (0, 0.25, 0.5, 1, 2 tried; see docs/routing.md).
+ */
+export const LENGTH_PRIOR = 0.25;
+
+/**
  * The anchors as the priors need them. Prices: list prices when the data was
  * collected (OpenAI's GPT-4 Turbo preview; Mixtral 8x7B as hosted by
  * Together AI and Anyscale, about $0.60 per million tokens either way).

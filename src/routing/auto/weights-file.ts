@@ -24,6 +24,8 @@ export interface AutoRouterWeightsFile {
     readonly scale: number;
   };
   readonly anchors: readonly [AnchorModel, AnchorModel];
+  /** {@link AutoRouterModel.lengthPrior}; absent means 0. */
+  readonly lengthPrior?: number;
   /** How the weights were made and what they scored held out, for people. */
   readonly training: Readonly<Record<string, string | number | boolean | null>>;
 }
@@ -43,6 +45,7 @@ export interface EncodeInput {
   readonly biases: Float64Array | Float32Array;
   readonly anchors: readonly [AnchorModel, AnchorModel];
   readonly classes: readonly string[];
+  readonly lengthPrior?: number;
   readonly training: AutoRouterWeightsFile['training'];
 }
 
@@ -85,6 +88,7 @@ export function encodeWeightsFile(input: EncodeInput): AutoRouterWeightsFile {
     meta: Array.from(weights.subarray(0, META_COUNT * OUTCOME_COUNT), (w) => round(w, 6)),
     buckets: { count: kept.length, indices: Buffer.from(varints).toString('base64'), values: values.toString('base64'), scale },
     anchors: input.anchors,
+    ...(input.lengthPrior === undefined ? {} : { lengthPrior: input.lengthPrior }),
     training: input.training,
   };
 }
@@ -120,7 +124,13 @@ export function decodeWeightsFile(file: AutoRouterWeightsFile): AutoRouterModel 
     if (index < META_COUNT || index >= size) throw new WeightsFileError(`Bucket index ${index} out of range.`);
     for (let c = 0; c < OUTCOME_COUNT; c += 1) weights[index * OUTCOME_COUNT + c] = values.readInt16LE((k * OUTCOME_COUNT + c) * 2) * file.buckets.scale;
   }
-  return { features: file.features, weights, biases: Float32Array.from(file.biases), anchors: file.anchors };
+  return {
+    features: file.features,
+    weights,
+    biases: Float32Array.from(file.biases),
+    anchors: file.anchors,
+    ...(file.lengthPrior === undefined ? {} : { lengthPrior: file.lengthPrior }),
+  };
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -155,6 +165,9 @@ export function parseWeightsFile(value: unknown): AutoRouterWeightsFile {
   if (typeof buckets.count !== 'number' || typeof buckets.indices !== 'string' || typeof buckets.values !== 'string' || typeof buckets.scale !== 'number') {
     throw new WeightsFileError('Malformed buckets.');
   }
+  if (value.lengthPrior !== undefined && (typeof value.lengthPrior !== 'number' || !Number.isFinite(value.lengthPrior))) {
+    throw new WeightsFileError('lengthPrior must be a number.');
+  }
   const summary: Record<string, string | number | boolean | null> = {};
   for (const [key, item] of Object.entries(training)) {
     if (item === null || typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') summary[key] = item;
@@ -168,6 +181,7 @@ export function parseWeightsFile(value: unknown): AutoRouterWeightsFile {
     meta: value.meta,
     buckets: { count: buckets.count, indices: buckets.indices, values: buckets.values, scale: buckets.scale },
     anchors: [parseAnchor(anchors[0]), parseAnchor(anchors[1])],
+    ...(typeof value.lengthPrior === 'number' ? { lengthPrior: value.lengthPrior } : {}),
     training: summary,
   };
 }
