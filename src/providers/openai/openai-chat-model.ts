@@ -9,7 +9,7 @@ import {
   type ToolCall,
 } from '../contract.js';
 import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
-import { readServerSentEvents } from '../sse.js';
+import { readServerSentEventsFromStream } from '../sse.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
 import { openAIChatResponseSchema, openAIChunkSchema, openAIStreamErrorSchema } from './openai-api.js';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
@@ -101,7 +101,7 @@ async function* mapOpenAIStream(provider: string, body: Readable, signal: AbortS
   let done = false;
   try {
     // Not destroyed on return: after [DONE] the body is read to its end (see finally).
-    for await (const event of readServerSentEvents(body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>)) {
+    for await (const event of readServerSentEventsFromStream(body)) {
       if (event.data === '[DONE]') {
         done = true;
         return;
