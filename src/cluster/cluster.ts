@@ -10,7 +10,7 @@ import type { Storage } from '../storage/database.js';
 import { startHealthSync, type HealthSync } from './health-sync.js';
 import { startInstanceRegistry, type InstanceRegistry } from './instance-registry.js';
 import { startInvalidationBus } from './invalidation-bus.js';
-import { createRedisLink, type RedisLink } from './redis-link.js';
+import type { RedisLink } from './redis-link.js';
 
 export interface ClusterOptions {
   /** REDIS_URL; undefined: everything in process (the embedded default). */
@@ -52,6 +52,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const local = options.localStore ?? createMemoryWindowStore();
     return { rateLimiter: createRateLimits(local, options.limits, now, onError), link: undefined, instances: undefined, shareHealth: () => {}, close: async () => {} };
   }
+  // Loaded only when Redis is configured: ioredis is about 9 MiB of an idle gateway's memory (docs/performance.md).
+  const { createRedisLink } = await import('./redis-link.js');
   const link = createRedisLink({ url: options.redisUrl, commandTimeoutMs: options.redisTimeoutMs ?? 250, logger, now });
   const instances = await startInstanceRegistry(options.storage.db, {
     heartbeatMs: options.heartbeatMs ?? 1000,

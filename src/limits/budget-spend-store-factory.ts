@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { createFallbackSpendStore, createInProcessSpendStore, createRedisSpendStore, type SpendSource, type SpendStore } from './budget-spend-store.js';
 
 export interface BudgetSpendStoreOptions {
@@ -17,6 +16,8 @@ export interface BudgetSpendStoreOptions {
 export async function createBudgetSpendStore(options: BudgetSpendStoreOptions): Promise<{ store: SpendStore; close(): Promise<void> }> {
   const local = createInProcessSpendStore(options.source);
   if (options.redisUrl === undefined) return { store: local, close: async () => {} };
+  // Loaded only when Redis is configured: ioredis is about 9 MiB of an idle gateway's memory (docs/performance.md).
+  const { Redis } = await import('ioredis');
   const redis = new Redis(options.redisUrl, {
     lazyConnect: true,
     enableOfflineQueue: false,

@@ -84,6 +84,37 @@ function slidingWindowSuite(name: string, makeStore: () => WindowStore): void {
 
 slidingWindowSuite('in process', createMemoryWindowStore);
 
+describe('in process: long logs', () => {
+  it('keeps exact counts across expiry, compaction, releases, corrections and a clock that steps back', async () => {
+    const store = createMemoryWindowStore();
+    const subject = `long-${randomUUID()}`;
+    const times: number[] = [];
+    // 5,000 admissions 20 ms apart: the first 2,000 leave the window, which compacts the log more than once.
+    for (let i = 0; i < 5_000; i += 1) {
+      const at = 1_000_000 + i * 20;
+      times.push(at);
+      const admission = await store.admit(`e${i}`, [rpm(subject, 1_000_000)], at);
+      const expected = times.filter((time) => time > at - WINDOW).length;
+      assert.equal(admission.results[0]?.used, expected, `admission ${i}`);
+    }
+    const last = 1_000_000 + 4_999 * 20;
+    await store.release('e4000', [subject]);
+    await store.release('e1', [subject]); // long expired: nothing to release
+    await store.adjust('e4001', subject, 11);
+    // A clock that steps back inserts in place; the sum still holds every live entry.
+    const stepped = await store.admit('back', [rpm(subject, 1_000_000)], last - 500);
+    assert.equal(stepped.results[0]?.used, 3_000 - 1 + 10 + 1);
+    assert.deepEqual(
+      store.entries(last).filter((entry) => entry.id === 'e4001' || entry.id === 'back').map((entry) => [entry.id, entry.weight]),
+      [['e4001', 11], ['back', 1]],
+    );
+    // A limit right at the total refuses, with the exact wait until the oldest live entry leaves.
+    const refused = await store.admit('over', [rpm(subject, 3_000 - 1 + 10 + 1)], last);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.results[0]?.retryAfterMs, times[2_000]! + WINDOW - last);
+  });
+});
+
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1000 });
 const redisUp = await redis.connect().then(

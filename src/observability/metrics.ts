@@ -28,6 +28,16 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
 }
 
+/** The children of one (router, model, status) label set. */
+interface RequestSeries {
+  readonly requests: Counter.Internal;
+  readonly duration: Histogram.Internal<string>;
+  readonly promptTokens: Counter.Internal;
+  readonly completionTokens: Counter.Internal;
+  readonly cost: Counter.Internal;
+  readonly carbon: Counter.Internal;
+}
+
 /**
  * The gateway's Prometheus metrics on a registry of its own (no global
  * registry: several apps in one process, as in tests, never share counters).
@@ -68,19 +78,35 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
     },
   });
 
+  const seriesByLabels = new Map<string, RequestSeries>();
+
   return {
     contentType: registry.contentType,
     observeRequest(record) {
       const router = record.router_id ?? 'none';
       const model = record.model ?? 'none';
       const status = String(record.status);
-      requests.inc({ router, model, status });
-      duration.observe({ router, model, status }, record.latency_ms / 1000);
+      const name = `${router}\u0000${model}\u0000${status}`;
+      // prom-client hashes the label object on every call; the children are looked up once per label set.
+      let series = seriesByLabels.get(name);
+      if (series === undefined) {
+        series = {
+          requests: requests.labels({ router, model, status }),
+          duration: duration.labels({ router, model, status }),
+          promptTokens: tokens.labels({ router, model, kind: 'prompt' }),
+          completionTokens: tokens.labels({ router, model, kind: 'completion' }),
+          cost: cost.labels({ router, model }),
+          carbon: carbon.labels({ router, model }),
+        };
+        seriesByLabels.set(name, series);
+      }
+      series.requests.inc();
+      series.duration.observe(record.latency_ms / 1000);
       if (record.model === null || record.model === undefined) return;
-      if (record.prompt_tokens > 0) tokens.inc({ router, model, kind: 'prompt' }, record.prompt_tokens);
-      if (record.completion_tokens > 0) tokens.inc({ router, model, kind: 'completion' }, record.completion_tokens);
-      if (record.cost_usd > 0) cost.inc({ router, model }, record.cost_usd);
-      if (record.carbon_grams > 0) carbon.inc({ router, model }, record.carbon_grams);
+      if (record.prompt_tokens > 0) series.promptTokens.inc(record.prompt_tokens);
+      if (record.completion_tokens > 0) series.completionTokens.inc(record.completion_tokens);
+      if (record.cost_usd > 0) series.cost.inc(record.cost_usd);
+      if (record.carbon_grams > 0) series.carbon.inc(record.carbon_grams);
     },
     upstreamError(modelId, kind) {
       upstreamErrors.inc({ model: modelId, kind });

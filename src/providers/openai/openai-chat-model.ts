@@ -9,7 +9,7 @@ import {
   type ToolCall,
 } from '../contract.js';
 import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
-import { readServerSentEvents } from '../sse.js';
+import { createServerSentEventReader } from '../sse.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
 import { openAIChatResponseSchema, openAIChunkSchema, openAIStreamErrorSchema } from './openai-api.js';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
@@ -99,9 +99,17 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
 async function* mapOpenAIStream(provider: string, body: Readable, signal: AbortSignal): AsyncGenerator<StreamPart> {
   let finished = false;
   let done = false;
+  // Read here rather than through another generator: one async layer less per chunk (sse.ts says why).
+  // Not destroyed on return: after [DONE] the body is read to its end (see finally).
+  const reader = createServerSentEventReader(body);
   try {
-    // Not destroyed on return: after [DONE] the body is read to its end (see finally).
-    for await (const event of readServerSentEvents(body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>)) {
+    for (;;) {
+      const event = reader.next();
+      if (event === undefined) {
+        if (reader.ended) break;
+        await reader.wait();
+        continue;
+      }
       if (event.data === '[DONE]') {
         done = true;
         return;
@@ -137,6 +145,7 @@ async function* mapOpenAIStream(provider: string, body: Readable, signal: AbortS
   } catch (error) {
     throw toUpstreamError(provider, error, signal);
   } finally {
+    reader.close();
     if (done) readToEnd(body);
     else body.destroy();
   }
