@@ -1,10 +1,9 @@
-import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentMeta, AgentRunResult } from '../agents/agent-executor.js';
 import { GatewayError, errors } from '../lib/errors.js';
-import { UpstreamError, type ChatRequest, type FinishReason, type StreamPart, type Usage } from '../providers/contract.js';
+import type { ChatRequest, Usage } from '../providers/contract.js';
 import { createOpenAIStreamEncoder } from './chat-stream.js';
+import { openEventStream, relayParts } from './event-stream.js';
 import type { AppDependencies } from './dependencies.js';
 import { chatCompletionBody } from './openai-response.js';
 import { checkMessages } from './routed-call.js';
@@ -46,7 +45,8 @@ export async function completeAgent(
   }
   request.gateway.recorded = true;
   void reply.header('x-modelport-execution-id', result.executionId);
-  const completionId = `chatcmpl-${randomBytes(12).toString('base64url')}`;
+  // As for routed requests: the request id's random part, so a completion id finds the request in the logs.
+  const completionId = `chatcmpl-${request.id.slice(request.id.indexOf('_') + 1)}`;
   const created = Math.floor(deps.now() / 1000);
   if (result.kind === 'answer') {
     const { answer, meta } = result;
@@ -74,55 +74,17 @@ async function streamAgent(
 ): Promise<void> {
   const { stream } = run;
   const encoder = createOpenAIStreamEncoder<AgentMeta>(options, stream.model, options.includeUsage);
-  const raw = reply.raw;
-  reply.hijack();
-  raw.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-    'x-request-id': request.id,
-    'x-modelport-model': stream.model.id,
-  });
-  const write = async (events: readonly string[]): Promise<void> => {
-    for (const event of events) {
-      if (raw.destroyed) return;
-      if (!raw.write(event)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
-    }
-  };
-  let generated = '';
-  let finishReason: FinishReason = 'stop';
-  let usage: Usage | undefined;
-  let failure: GatewayError | undefined;
-  const apply = async (part: StreamPart): Promise<void> => {
-    if (part.type === 'text-delta' || part.type === 'refusal-delta') generated += part.text;
-    else if (part.type === 'tool-call-delta') generated += (part.name ?? '') + part.argumentsDelta;
-    else if (part.type === 'finish') finishReason = part.finishReason;
-    else usage = part.usage;
-    await write(encoder.part(part));
-  };
-  await write(encoder.start());
-  try {
-    if (!stream.first.done) await apply(stream.first.value);
-    for (;;) {
-      const next = await stream.iterator.next();
-      if (next.done) break;
-      await apply(next.value);
-    }
-  } catch (error) {
-    failure =
-      error instanceof UpstreamError && error.kind === 'aborted'
-        ? new GatewayError(499, 'invalid_request_error', 'client_closed_request', 'The client closed the connection.')
-        : new GatewayError(502, 'upstream_error', 'upstream_stream_error', `The final step's stream broke after it had started: ${error instanceof Error ? error.message : 'unknown error'}`);
-  }
+  const events = openEventStream(request, reply, stream.model.id);
+  await events.write(encoder.start());
+  const { generated, finishReason, usage, failure } = await relayParts(stream.first, stream.iterator, (part) => encoder.part(part), events, "The final step's stream");
   const meta = await run.finish({ generatedText: generated, usage, failure });
   if (failure !== undefined) {
     const withExecution = new GatewayError(failure.status, failure.type, failure.code, failure.message, { details: { execution_id: meta.execution_id } });
-    await write(encoder.fail(withExecution, meta));
+    await events.write(encoder.fail(withExecution, meta));
   } else {
-    await write(encoder.end({ finishReason, usage: totalUsage(meta, usage?.estimated ?? true), meta }));
+    await events.write(encoder.end({ finishReason, usage: totalUsage(meta, usage?.estimated ?? true), meta }));
   }
-  raw.end();
+  events.end();
 }
 
 /**

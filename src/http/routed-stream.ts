@@ -1,12 +1,12 @@
-import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accountCall } from '../accounting/call-accounting.js';
 import { chargeQuietly } from '../limits/budget-guard.js';
-import { GatewayError } from '../lib/errors.js';
-import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '../providers/contract.js';
+import type { GatewayError } from '../lib/errors.js';
+import type { FinishReason, StreamPart, Usage } from '../providers/contract.js';
 import type { ModelInfo } from '../routing/catalog.js';
 import { streamRoute } from '../routing/route-and-call.js';
 import type { AppDependencies } from './dependencies.js';
+import { openEventStream, relayParts } from './event-stream.js';
 import type { RouterMeta } from './openai-response.js';
 import { usageRecordFrom } from './request-state.js';
 import { attemptsForMeta, round, type RoutedRequest } from './routed-call.js';
@@ -56,48 +56,9 @@ export async function streamRoutedCall(
   const outcome = await streamRoute(routed, routed.chatRequest, deps, { startedAt: state.startedAt, signal: routed.signal });
   const { iterator, firstAt } = outcome;
   const encoder = createEncoder(outcome.model);
-  const raw = reply.raw;
-
-  reply.hijack();
-  raw.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-    'x-request-id': request.id,
-    'x-modelport-model': outcome.model.id,
-  });
-
-  const write = async (events: readonly string[]): Promise<void> => {
-    for (const event of events) {
-      if (raw.destroyed) return;
-      if (!raw.write(event)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
-    }
-  };
-
-  let generated = '';
-  let finishReason: FinishReason = 'stop';
-  let usage: Usage | undefined;
-  let failure: GatewayError | undefined;
-  const apply = async (part: StreamPart): Promise<void> => {
-    if (part.type === 'text-delta' || part.type === 'refusal-delta') generated += part.text;
-    else if (part.type === 'tool-call-delta') generated += (part.name ?? '') + part.argumentsDelta;
-    else if (part.type === 'finish') finishReason = part.finishReason;
-    else usage = part.usage;
-    await write(encoder.part(part));
-  };
-
-  await write(encoder.start());
-  try {
-    if (!outcome.first.done) await apply(outcome.first.value);
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) break;
-      await apply(next.value);
-    }
-  } catch (error) {
-    failure = streamFailure(error);
-  }
+  const stream = openEventStream(request, reply, outcome.model.id);
+  await stream.write(encoder.start());
+  const { generated, finishReason, usage, failure } = await relayParts(outcome.first, iterator, (part) => encoder.part(part), stream, "The model's stream");
 
   const account = accountCall({
     model: outcome.model,
@@ -134,20 +95,12 @@ export async function streamRoutedCall(
 
   if (failure !== undefined) {
     // A stream that broke after bytes were sent ends with an error event, never silently.
-    await write(encoder.fail(failure, meta));
+    await stream.write(encoder.fail(failure, meta));
     deps.usage.record(usageRecordFrom(request, failure.status, failure.code));
   } else {
-    await write(encoder.end({ finishReason, usage: account.usage, meta }));
+    await stream.write(encoder.end({ finishReason, usage: account.usage, meta }));
     deps.usage.record(usageRecordFrom(request, 200, null));
   }
   state.recorded = true;
-  raw.end();
-}
-
-function streamFailure(error: unknown): GatewayError {
-  if (error instanceof UpstreamError && error.kind === 'aborted') {
-    return new GatewayError(499, 'invalid_request_error', 'client_closed_request', 'The client closed the connection.');
-  }
-  const message = error instanceof Error ? error.message : 'unknown error';
-  return new GatewayError(502, 'upstream_error', 'upstream_stream_error', `The model's stream broke after it had started: ${message}`);
+  stream.end();
 }
