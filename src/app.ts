@@ -111,20 +111,6 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   );
   const metrics = createMetrics({ usageQueue: () => recorder.stats() });
   const usage = observedUsage(recorder, metrics);
-  const budgetSpend = await createBudgetSpendStore({
-    redisUrl: config.redisUrl,
-    keyPrefix: config.redisPrefix,
-    source: (subject, since) => repositories.usage.spentSince(subject, since),
-    onError: (error) => logger.warn({ err: error }, 'budget spend store unavailable; counting in process'),
-  });
-  const budgets = createBudgetGuard({
-    budgets: repositories.budgets,
-    spend: budgetSpend.store,
-    now,
-    onError: (error) => logger.warn({ err: error }, 'budget charge failed'),
-    rejections: metrics,
-  });
-  changes.onChange(() => budgets.invalidate());
   const cluster = await startCluster({
     redisUrl: config.redisUrl,
     redisPrefix: config.redisPrefix,
@@ -137,6 +123,20 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     now,
     ...(overrides.windowStore === undefined ? {} : { localStore: overrides.windowStore }),
   });
+  const budgetSpend = createBudgetSpendStore({
+    redis: cluster.link?.client,
+    keyPrefix: config.redisPrefix,
+    source: (subject, since) => repositories.usage.spentSince(subject, since),
+    onError: (error) => logger.warn({ err: error }, 'budget spend store unavailable; counting in process'),
+  });
+  const budgets = createBudgetGuard({
+    budgets: repositories.budgets,
+    spend: budgetSpend,
+    now,
+    onError: (error) => logger.warn({ err: error }, 'budget charge failed'),
+    rejections: metrics,
+  });
+  changes.onChange(() => budgets.invalidate());
   // In memory per process; with REDIS_URL, back-offs, circuit openings and latency are shared (cluster/health-sync.ts).
   const health = createModelHealth(config.health, now);
   cluster.shareHealth(health);
@@ -212,7 +212,6 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
         await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
         await dispatcher.close();
         if (ownerDispatcher !== dispatcher) await ownerDispatcher.close();
-        await budgetSpend.close();
         await cluster.close();
         await storage.close();
       })();
