@@ -116,7 +116,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     redisPrefix: config.redisPrefix,
     redisTimeoutMs: config.redisTimeoutMs,
     heartbeatMs: config.heartbeatMs,
-    limits: { defaultRpm: config.defaultRpm, defaultTpm: config.defaultTpm, windowMs: config.rateWindowMs },
+    limits: { defaultRpm: config.defaultRpm, defaultTpm: config.defaultTpm, windowMs: config.rateWindowMs, rejections: metrics },
     storage,
     changes,
     logger,

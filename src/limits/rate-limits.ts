@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '../lib/errors.js';
+import type { LimitKind, LimiterRejections } from '../observability/metrics.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
 import { formatResetDuration } from './request-rate-limiter.js';
@@ -14,6 +15,8 @@ export interface RateLimitSettings {
   readonly windowMs?: number;
   /** How long a concurrency slot lasts if its instance dies before releasing it. @default 900000 */
   readonly concurrencyLeaseMs?: number;
+  /** Counts refusals (metrics). */
+  readonly rejections?: LimiterRejections | undefined;
 }
 
 /** One request's admissions, so they can be corrected and released. */
@@ -53,8 +56,12 @@ export function createRateLimits(store: WindowStore, settings: RateLimitSettings
   const check = (subject: string, limit: number, weight = 1, window = windowMs): WindowCheck => ({ subject, limit, weight, windowMs: window });
 
   const refuse = (admission: WindowAdmission, what: (result: WindowResult) => string, headers: Record<string, string>): never => {
-    if (admission.unavailableMs !== undefined) throw errors.rateLimitsUnavailable(Math.ceil(admission.unavailableMs / 1000));
+    if (admission.unavailableMs !== undefined) {
+      settings.rejections?.rejected('safe_mode', 'key');
+      throw errors.rateLimitsUnavailable(Math.ceil(admission.unavailableMs / 1000));
+    }
     const refused = admission.results.filter((result) => !result.allowed);
+    for (const result of refused) settings.rejections?.rejected(...rejectionOf(result.subject));
     const retryMs = Math.max(...refused.map((result) => result.retryAfterMs));
     const first = refused[0];
     const retry = Number.isFinite(retryMs) ? Math.max(1, Math.ceil(retryMs / 1000)) : undefined;
@@ -139,4 +146,11 @@ function headersFor(results: readonly WindowResult[], unit: 'requests' | 'tokens
     [`x-ratelimit-remaining-${unit}`]: String(remaining),
     [`x-ratelimit-reset-${unit}`]: formatResetDuration(result.resetMs),
   };
+}
+
+/** Which limit a refused subject (`key:<id>:rpm`, `router:<id>:tpm`, `key:<id>:inflight`) is, for the metrics. */
+function rejectionOf(subject: string): [LimitKind, 'key' | 'router'] {
+  const scope = subject.startsWith('router:') ? 'router' : 'key';
+  if (subject.endsWith(':inflight')) return ['concurrency', scope];
+  return [subject.endsWith(':tpm') ? 'tpm' : 'rpm', scope];
 }

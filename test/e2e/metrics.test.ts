@@ -33,19 +33,23 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
     await gateway.admin.setBudget(gateway.ownerEmail, 'key', key.id, { amountUsd: 1e-9, period: 'day' });
     assert.equal((await chat(value)).status, 200);
     assert.equal((await chat(value)).status, 429);
+    const { value: limited } = await gateway.admin.createKey({ ownerEmail: gateway.ownerEmail, name: 'one a minute', rpmLimit: 1 });
+    assert.equal((await chat(limited)).status, 200);
+    assert.equal((await chat(limited)).status, 429);
 
     const response = await fetch(`${gateway.origin}/metrics`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
     const text = await response.text();
     const labels = { router: gateway.router.id, model: 'sim:small', status: '200' };
-    assert.equal(sample(text, 'modelport_requests_total', labels), 4);
-    assert.equal(sample(text, 'modelport_request_duration_seconds_count', labels), 4);
+    assert.equal(sample(text, 'modelport_requests_total', labels), 5);
+    assert.equal(sample(text, 'modelport_request_duration_seconds_count', labels), 5);
     assert.equal(sample(text, 'modelport_requests_total', { router: gateway.router.id, model: 'none', status: '429' }), 1);
     assert.ok((sample(text, 'modelport_tokens_total', { model: 'sim:small', kind: 'completion' }) ?? 0) > 0);
     assert.ok((sample(text, 'modelport_cost_usd_total', { model: 'sim:small' }) ?? 0) > 0);
     assert.ok((sample(text, 'modelport_carbon_grams_total', { model: 'sim:small' }) ?? 0) > 0);
     assert.equal(sample(text, 'modelport_limiter_rejections_total', { limit: 'budget', scope: 'key' }), 1);
+    assert.equal(sample(text, 'modelport_limiter_rejections_total', { limit: 'rpm', scope: 'key' }), 1);
     assert.match(text, /^modelport_usage_queue_depth \d+$/m);
     assert.match(text, /^modelport_process_resident_memory_bytes /m);
     // No key, key id or owner anywhere.
