@@ -147,6 +147,47 @@ if (redisUp) {
       assert.equal((await store.admit('over', [rpm(subject, 2)], 61_001)).allowed, false);
     });
   });
+  describe('Redis: running total', () => {
+    const tpm = (subject: string, weight: number): WindowCheck => ({ subject, limit: 1_000_000, weight, windowMs: WINDOW });
+    const totalOf = async (subject: string) => redis.hgetall(`${prefix}rls:{${subject}}`);
+
+    it('keeps the count and weight of the log through admissions, corrections, releases, replays and expiry', async () => {
+      const store = createRedisWindowStore(redis, prefix);
+      const subject = `sum-${randomUUID()}`;
+      await store.admit('a', [tpm(subject, 100)], 1000);
+      await store.admit('b', [tpm(subject, 1)], 2000);
+      await store.admit('c', [tpm(subject, 50)], 3000);
+      assert.deepEqual(await totalOf(subject), { n: '3', w: '151' });
+      await store.adjust('a', subject, 40);
+      assert.deepEqual(await totalOf(subject), { n: '3', w: '91' });
+      await store.release('c', [subject]);
+      await store.release('c', [subject]); // already gone: nothing changes
+      assert.deepEqual(await totalOf(subject), { n: '2', w: '41' });
+      await store.replay([{ subject, id: 'r', at: 4000, weight: 9, windowMs: WINDOW }], 4000);
+      await store.replay([{ subject, id: 'r', at: 4000, weight: 9, windowMs: WINDOW }], 4000); // idempotent
+      assert.deepEqual(await totalOf(subject), { n: '3', w: '50' });
+      // 'a' (1000) leaves the window at 61 000; the new entry weighs 5.
+      const admission = await store.admit('d', [tpm(subject, 5)], 61_000);
+      assert.equal(admission.results[0]?.used, 1 + 9 + 5);
+      assert.deepEqual(await totalOf(subject), { n: '3', w: '15' });
+    });
+
+    it('reads the running total instead of summing the log, and sums the log once when the total is missing or stale', async () => {
+      const store = createRedisWindowStore(redis, prefix);
+      const subject = `sum-${randomUUID()}`;
+      await store.admit('a', [tpm(subject, 300)], 1000);
+      await store.admit('b', [tpm(subject, 1)], 1001);
+      // A total that still counts the log's entries is trusted as it is (so an admission is O(1)).
+      await redis.hset(`${prefix}rls:{${subject}}`, 'w', '1000');
+      assert.equal((await store.admit('c', [tpm(subject, 1)], 1002)).results[0]?.used, 1001);
+      // Lost (evicted, or never written by an older instance): summed from the log again.
+      await redis.del(`${prefix}rls:{${subject}}`);
+      assert.equal((await store.admit('d', [tpm(subject, 1)], 1003)).results[0]?.used, 300 + 1 + 1 + 1);
+      // An entry added without updating the total (an older instance) changes the count: summed again.
+      await redis.zadd(`${prefix}rl:{${subject}}`, 1004, 'old-version');
+      assert.equal((await store.admit('e', [tpm(subject, 1)], 1005)).results[0]?.used, 300 + 1 + 1 + 1 + 1 + 1);
+    });
+  });
 } else {
   describe('Redis', () => {
     it('skipped: no Redis at TEST_REDIS_URL', { skip: true }, () => undefined);
