@@ -8,8 +8,13 @@ import { createIpcWindowStore, serveWindowStore } from './workers/ipc-window-sto
 import { prepareStorageOnce } from './workers/prepare-storage.js';
 import { runPrimary } from './workers/primary.js';
 
-/** The server's entry point: read config once, build, listen, drain on SIGTERM. */
-async function main(): Promise<void> {
+export interface ServeHooks {
+  /** Called once this process is up: listening (a worker or a single process), or its workers forked (the primary). */
+  readonly started: () => void;
+}
+
+/** The server process: read config once, build, listen, drain on SIGTERM. Started by src/main.ts. */
+export async function serve(hooks: ServeHooks): Promise<void> {
   const config = loadConfig(process.env);
   const logger = pino({
     level: config.logLevel,
@@ -23,6 +28,7 @@ async function main(): Promise<void> {
     if (created) printBanner(config, created);
     serveWindowStore();
     runPrimary({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs + 10_000 });
+    hooks.started();
     return;
   }
 
@@ -39,6 +45,7 @@ async function main(): Promise<void> {
   // A burst of new connections (thousands of clients opening streams at once) waits in the kernel's accept queue
   // rather than being dropped into SYN retries a second or more later; Linux caps it at net.core.somaxconn.
   await app.server.listen({ port: config.port, host: config.host, backlog: 4096 });
+  hooks.started();
 
   let signals = 0;
   const shutdown = (signal: string) => {
@@ -69,7 +76,7 @@ function exit(logger: Logger, code: number): void {
   process.exit(code);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+/** What a failed start prints: a configuration error's message alone, anything else with its stack. */
+export function startFailureMessage(error: unknown): string {
+  return error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
