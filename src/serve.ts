@@ -30,7 +30,13 @@ export async function serve(hooks: ServeHooks): Promise<void> {
     serveWindowStore();
     runPrimary({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs + 10_000 });
     hooks.started();
-    if (config.idleCollectMs > 0) collectWhenIdle(config, logger, processProbe());
+    if (config.idleCollectMs > 0) {
+      // As a worker does before it listens: what starting left in the old generation goes back (the primary
+      // serves no request, only its workers' rate-limit checks, which wait ~20 ms once).
+      const heap = processProbe();
+      heap.collect();
+      collectWhenIdle(config, logger, heap);
+    }
     return;
   }
 
