@@ -50,8 +50,6 @@ export async function serve(hooks: ServeHooks): Promise<void> {
     const created = await bootstrapIfEmpty(app.repositories, createAdminService(app.repositories, app.catalog));
     if (created) printBanner(config, created);
   }
-  // A burst of new connections (thousands of clients opening streams at once) waits in the kernel's accept queue
-  // rather than being dropped into SYN retries a second or more later; Linux caps it at net.core.somaxconn.
   // Start-up leaves garbage in the old generation (the young one was held small, so more of it was promoted): one
   // compacting collection once Fastify is ready (its plugins loaded, its schemas compiled) and before it listens gives
   // it back (~40 ms; no request waits for it).
@@ -60,6 +58,8 @@ export async function serve(hooks: ServeHooks): Promise<void> {
     await app.server.ready();
     heap.collect();
   }
+  // A burst of new connections (thousands of clients opening streams at once) waits in the kernel's accept queue
+  // rather than being dropped into SYN retries a second or more later; Linux caps it at net.core.somaxconn.
   await app.server.listen({ port: config.port, host: config.host, backlog: 4096 });
   hooks.started();
   const collector = heap === undefined ? undefined : collectWhenIdle(config, logger, heap);
