@@ -66,8 +66,11 @@ export interface BenchResult {
   readonly streams: { readonly samples: number; readonly chunks: number; readonly direct: StreamTiming; readonly gateway: StreamTiming };
   /** Many streams held open at once through the gateway; undefined when the phase was skipped. */
   readonly concurrentStreams?: ConcurrentStreamsFigures | undefined;
-  /** The gateway's resident memory with no request in flight, MiB: just started, and after every phase. */
-  readonly idleRssMiB: { readonly atStart: number; readonly afterLoad: number };
+  /**
+   * The gateway's resident memory with no request in flight, MiB: just started (1 s after its health check), 2 s after
+   * the last phase, and with `--settle`, that many seconds after it (what V8 and the gateway give back once idle).
+   */
+  readonly idleRssMiB: { readonly atStart: number; readonly afterLoad: number; readonly settled?: { readonly afterS: number; readonly rssMiB: number } | undefined };
   readonly processes: readonly PhaseUsage[];
   readonly usageRecords: { readonly gatewayAnswered: number; readonly written: number; readonly ok: number; readonly streamed: number };
   readonly headline: {

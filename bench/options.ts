@@ -19,6 +19,8 @@ export interface BenchOptions {
   readonly concurrentStreams: number;
   /** Seconds each of those streams stays open: long enough for all of them to be open together. @default 40 (light: 2) */
   readonly holdS: number;
+  /** Seconds after the last phase before the settled idle RSS is read (0: not read; the 2 s reading always is). @default 0 */
+  readonly settleS: number;
   /** The gateway's LOG_LEVEL. `info` writes one log line per request. @default "warn" */
   readonly logLevel: string;
   /** Run the gateway under `node --cpu-prof` and summarise its hottest functions. @default false */
@@ -44,6 +46,8 @@ const HELP = `npm run bench [-- options]
   --stream-samples <n>    sequential streams per target        (BENCH_STREAM_SAMPLES, default 400)
   --concurrent-streams <n> streams held open at once          (BENCH_CONCURRENT_STREAMS, default 5000; 0 skips)
   --hold <s>              seconds each of them stays open      (BENCH_HOLD_S, default 40)
+  --settle <s>            also read the idle RSS this long after the last phase
+                          (BENCH_SETTLE_S, default 0: only the 2 s reading)
   --log-level <level>     the gateway's LOG_LEVEL              (BENCH_LOG_LEVEL, default warn)
   --cpu-prof              profile the gateway (node --cpu-prof) (BENCH_CPU_PROF=1)
   --build                 npm run build first even if dist/ exists
@@ -82,6 +86,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
         'stream-samples': { type: 'string' },
         'concurrent-streams': { type: 'string' },
         hold: { type: 'string' },
+        settle: { type: 'string' },
         'log-level': { type: 'string' },
         'cpu-prof': { type: 'boolean', default: false },
         build: { type: 'boolean', default: false },
@@ -121,6 +126,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     streamSamples: Math.round(number('BENCH_STREAM_SAMPLES', flags['stream-samples'] ?? env.BENCH_STREAM_SAMPLES, light ? 20 : 400, 1, 100_000)),
     concurrentStreams: Math.round(number('BENCH_CONCURRENT_STREAMS', flags['concurrent-streams'] ?? env.BENCH_CONCURRENT_STREAMS, light ? 100 : 5000, 0, 20_000)),
     holdS: number('BENCH_HOLD_S', flags.hold ?? env.BENCH_HOLD_S, light ? 2 : 40, 1, 600),
+    settleS: number('BENCH_SETTLE_S', flags.settle ?? env.BENCH_SETTLE_S, 0, 0, 600),
     streamChunks: Math.round(number('BENCH_STREAM_CHUNKS', env.BENCH_STREAM_CHUNKS, 16, 1, 1000)),
     logLevel,
     cpuProfile: flags['cpu-prof'] === true || flagOn(env.BENCH_CPU_PROF),

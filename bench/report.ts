@@ -83,7 +83,7 @@ export function formatTables(result: BenchResult): string {
   const usage = result.usageRecords;
   lines.push(
     '',
-    `Gateway RSS with no request in flight: ${fixed(result.idleRssMiB.atStart, 0)} MiB just started, ${fixed(result.idleRssMiB.afterLoad, 0)} MiB after every phase.`,
+    `Gateway RSS with no request in flight: ${idleRssText(result.idleRssMiB)}.`,
   );
   lines.push(
     '',
@@ -143,7 +143,7 @@ export function formatHeadline(result: BenchResult): string {
   if (concurrent !== undefined) {
     lines.push(`- streams open at once: ${whole(concurrent.maxOpenAtOnce)} of ${whole(concurrent.requested)}, ${whole(concurrent.errors)} errors, gateway RSS at most ${fixed(concurrent.gatewayRssMaxMiB, 0)} MiB`);
   }
-  lines.push(`- idle RSS: ${fixed(result.idleRssMiB.atStart, 0)} MiB just started, ${fixed(result.idleRssMiB.afterLoad, 0)} MiB after the load`);
+  lines.push(`- idle RSS: ${idleRssText(result.idleRssMiB)}`);
   lines.push('', 'Targets:', ...result.targets.map((target) => `- ${targetLine(target)}`));
   const disturbed = result.processes.filter((phase) => (phase.othersPercent ?? 0) >= DISTURBED_PERCENT);
   if (disturbed.length > 0) {
@@ -152,4 +152,9 @@ export function formatHeadline(result: BenchResult): string {
   }
   if (!result.valid) lines.push('', `NOT VALID: ${result.problems.join('; ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+function idleRssText(idle: BenchResult['idleRssMiB']): string {
+  const settled = idle.settled === undefined ? '' : `, ${fixed(idle.settled.rssMiB, 0)} MiB ${idle.settled.afterS} s after it`;
+  return `${fixed(idle.atStart, 0)} MiB just started, ${fixed(idle.afterLoad, 0)} MiB 2 s after the last phase${settled}`;
 }

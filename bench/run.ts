@@ -176,7 +176,13 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     // Idle again after every phase: what the load left behind (usage flushed, sockets closed, one GC cycle or more).
     await sleep(2_000);
     const idleAfterLoad = gateway.child.pid === undefined ? Number.NaN : (sampleProcess(gateway.child.pid)?.rssMiB ?? Number.NaN);
-    const idleRssMiB = { atStart: idleAtStart, afterLoad: idleAfterLoad };
+    let settled: BenchResult['idleRssMiB']['settled'];
+    if (options.settleS > 2) {
+      log(`waiting until ${options.settleS} s after the last phase for the settled idle RSS…`);
+      await sleep((options.settleS - 2) * 1000);
+      settled = { afterS: options.settleS, rssMiB: gateway.child.pid === undefined ? Number.NaN : (sampleProcess(gateway.child.pid)?.rssMiB ?? Number.NaN) };
+    }
+    const idleRssMiB = { atStart: idleAtStart, afterLoad: idleAfterLoad, settled };
 
     log('stopping the gateway (SIGTERM: drain, flush usage)…');
     await gateway.child.stop(15_000);

@@ -5,6 +5,9 @@
  *
  *   npx tsx bench/stream-heap.ts [streams] [holdS]
  *
+ * STREAM_HEAP_SETTLE_S=<s>: then stay idle that long and print the gateway's RSS and its idle-collection log line
+ * (what it gives back once idle; MODELPORT_IDLE_COLLECT_MS from STREAM_HEAP_IDLE_COLLECT_MS, default the gateway's).
+ *
  * Uses dist/ (build it first). The snapshot is left in a temporary directory.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -21,6 +24,8 @@ import { startUpstream } from './services.js';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const streams = Number(process.argv[2] ?? '1000');
 const holdS = Number(process.argv[3] ?? '30');
+const settleS = Number(process.env.STREAM_HEAP_SETTLE_S ?? '0');
+const idleCollectMs = process.env.STREAM_HEAP_IDLE_COLLECT_MS;
 
 const work = mkdtempSync(join(tmpdir(), 'modelport-stream-heap-'));
 const databaseUrl = join(work, 'bench.db');
@@ -34,12 +39,14 @@ try {
     DATABASE_URL: databaseUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
+    // info when settling: the idle collection's log line (one line per request too).
+    LOG_LEVEL: settleS > 0 ? 'info' : 'warn',
     MODELPORT_BOOTSTRAP: 'false',
     OPENAI_BASE_URL: `${upstream.origin}/v1`,
     OPENAI_API_KEY: 'sk-bench',
     MODELPORT_DEFAULT_RPM: '1000000000',
     MODELPORT_SHUTDOWN_TIMEOUT_MS: '5000',
+    ...(idleCollectMs === undefined ? {} : { MODELPORT_IDLE_COLLECT_MS: idleCollectMs }),
   };
   const gateway = spawnChild('gateway', process.execPath, [...(process.env.STREAM_HEAP_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''), '--heapsnapshot-signal=SIGUSR2', join(ROOT, 'dist', 'main.js')], { cwd: work, env });
   const origin = `http://127.0.0.1:${port}`;
@@ -57,6 +64,11 @@ try {
   const during = sampleProcess(gateway.pid)?.rssMiB;
   if (process.env.STREAM_HEAP_SNAPSHOT !== '0') process.kill(gateway.pid, 'SIGUSR2');
   const figures = await held;
+  if (settleS > 0) {
+    await sleep(settleS * 1000);
+    const collected = gateway.output().split('\n').filter((line) => line.includes('"idle: '));
+    process.stdout.write(`after ${settleS} s idle: gateway RSS ${sampleProcess(gateway.pid)?.rssMiB} MiB\n${collected.join('\n')}\n`);
+  }
   process.stdout.write(`streams ${figures.opened}/${streams} open, ${figures.errors} errors; gateway RSS ${before} MiB before, ${during} MiB when the snapshot was taken, ${figures.gatewayRssMaxMiB} MiB at most\n`);
   const file = readdirSync(work).find((name) => name.endsWith('.heapsnapshot'));
   if (file !== undefined) summarise(join(work, file), streams);

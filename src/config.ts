@@ -43,6 +43,7 @@ const environmentSchema = z.object({
   MODELPORT_BREAKER_MAX_COOLDOWN_MS: int(1).default(defaultHealthOptions.maxCooldownMs),
   MODELPORT_BREAKER_MAX_RETRY_AFTER_MS: int(0).default(defaultHealthOptions.maxRetryAfterMs),
   MODELPORT_SHUTDOWN_TIMEOUT_MS: int(0).default(20_000),
+  MODELPORT_IDLE_COLLECT_MS: int(0).max(2 ** 31 - 1).default(30_000),
   MODELPORT_UPSTREAM_CONNECT_TIMEOUT_MS: int(1).default(defaultTimeouts.connectMs),
   MODELPORT_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: int(1).default(defaultTimeouts.firstByteMs),
   MODELPORT_UPSTREAM_IDLE_TIMEOUT_MS: int(1).default(defaultTimeouts.idleMs),
@@ -87,6 +88,8 @@ export interface Config {
   /** Circuit breakers, 429 back-offs and the sliding window (MODELPORT_BREAKER_*). */
   readonly health: HealthOptions;
   readonly shutdownTimeoutMs: number;
+  /** After this long idle, one full garbage collection gives back what a load left (src/lib/idle-collector.ts); 0: never. */
+  readonly idleCollectMs: number;
   readonly upstreamTimeouts: UpstreamTimeouts;
   readonly usageFlushMs: number;
   /** Seals owners' provider keys (MODELPORT_SECRET_KEY); undefined: generated beside a SQLite database, refused on Postgres. */
@@ -167,6 +170,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       maxRetryAfterMs: env.MODELPORT_BREAKER_MAX_RETRY_AFTER_MS,
     },
     shutdownTimeoutMs: env.MODELPORT_SHUTDOWN_TIMEOUT_MS,
+    idleCollectMs: env.MODELPORT_IDLE_COLLECT_MS,
     upstreamTimeouts: {
       connectMs: env.MODELPORT_UPSTREAM_CONNECT_TIMEOUT_MS,
       firstByteMs: env.MODELPORT_UPSTREAM_FIRST_BYTE_TIMEOUT_MS,

@@ -1,75 +1,11 @@
-import cluster from 'node:cluster';
-import pino, { type Logger } from 'pino';
-import { createAdminService } from './admin/admin-service.js';
-import { createApp } from './app.js';
-import { bootstrapBanner, bootstrapIfEmpty, type BootstrapResult } from './bootstrap.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { createIpcWindowStore, serveWindowStore } from './workers/ipc-window-store.js';
-import { prepareStorageOnce } from './workers/prepare-storage.js';
-import { runPrimary } from './workers/primary.js';
+// The entry point (`node dist/main.js`, `npm start`, and each MODELPORT_WORKERS worker). It imports nothing heavy
+// itself: the young generation is held at its initial size before the gateway's code loads (src/lib/startup-heap.ts),
+// and given its usual growth back once the process is started.
+import { holdYoungGeneration, nodeOptionsOf } from './lib/startup-heap.js';
 
-/** The server's entry point: read config once, build, listen, drain on SIGTERM. */
-async function main(): Promise<void> {
-  const config = loadConfig(process.env);
-  const logger = pino({
-    level: config.logLevel,
-    base: { service: 'modelport' },
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.apiKey', 'apiKey'], censor: '[redacted]' },
-  }, pino.destination({ sync: false }));
-
-  // MODELPORT_WORKERS: this process only forks, restarts and stops the workers, and counts rate limits for them all.
-  if (config.workers > 0 && cluster.isPrimary) {
-    const created = await prepareStorageOnce(config);
-    if (created) printBanner(config, created);
-    serveWindowStore();
-    runPrimary({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs + 10_000 });
-    return;
-  }
-
-  const worker = cluster.isWorker ? cluster.worker : undefined;
-  const app = await createApp(
-    config,
-    worker === undefined ? logger : logger.child({ worker: worker.id }),
-    worker === undefined ? {} : { windowStore: createIpcWindowStore(), ...(config.workerHeader ? { workerId: process.pid } : {}) },
-  );
-  if (config.bootstrap && worker === undefined) {
-    const created = await bootstrapIfEmpty(app.repositories, createAdminService(app.repositories, app.catalog));
-    if (created) printBanner(config, created);
-  }
-  // A burst of new connections (thousands of clients opening streams at once) waits in the kernel's accept queue
-  // rather than being dropped into SYN retries a second or more later; Linux caps it at net.core.somaxconn.
-  await app.server.listen({ port: config.port, host: config.host, backlog: 4096 });
-
-  let signals = 0;
-  const shutdown = (signal: string) => {
-    signals += 1;
-    // A second signal does not cut the drain short.
-    if (signals > 1) return;
-    logger.info({ signal }, 'shutting down: draining requests and flushing usage');
-    app.close().then(
-      () => exit(logger, 0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        exit(logger, 1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-}
-
-/** Printed to stdout once, not logged: logs must never hold a key. */
-function printBanner(config: Config, created: BootstrapResult): void {
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  process.stdout.write(bootstrapBanner(created, `${config.tls ? 'https' : 'http'}://${shownHost}:${config.port}`));
-}
-
-function exit(logger: Logger, code: number): void {
-  logger.flush();
-  process.exit(code);
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+const releaseYoungGeneration = holdYoungGeneration(nodeOptionsOf(process));
+const { serve, startFailureMessage } = await import('./serve.js');
+serve({ started: releaseYoungGeneration }).catch((error: unknown) => {
+  process.stderr.write(`${startFailureMessage(error)}\n`);
   process.exit(1);
 });

@@ -17,6 +17,14 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
+/**
+ * Verified against when a sign-in names an unknown email, so that answer takes as long as a wrong password: the same
+ * scheme and parameters as {@link hashPassword}, hence the same scrypt work. Its salt and hash are zeros rather than
+ * a real hash: no password can be known to match it (the caller discards the result anyway), and nothing is computed
+ * at start-up (a real hash costs 128 MiB and a third of a second of scrypt).
+ */
+export const DECOY_PASSWORD_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, Buffer.alloc(16).toString('base64url'), Buffer.alloc(KEY_LENGTH).toString('base64url')].join('$');
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;

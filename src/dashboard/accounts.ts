@@ -1,4 +1,4 @@
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { errors } from '../lib/errors.js';
 import { ORGANIZATION_EMAIL_DOMAIN } from '../storage/organizations-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
@@ -14,9 +14,6 @@ export interface AccountUser {
 
 /** Sign-up and sign-in with email and password (scrypt, src/auth/passwords.ts), throttled. */
 export function createAccounts(users: UsersRepository, throttle: LoginThrottle) {
-  // Verified against when the email is unknown, so both answers take as long.
-  const decoyHash = hashPassword('decoy password, never matches anything');
-
   return {
     async signUp(email: string, password: string, ip: string): Promise<AccountUser> {
       const normalized = email.trim().toLowerCase();
@@ -41,7 +38,7 @@ export function createAccounts(users: UsersRepository, throttle: LoginThrottle) 
       const normalized = email.trim().toLowerCase();
       await throttle.beforeAttempt(ip, normalized);
       const user = password.length <= MAX_PASSWORD_LENGTH ? await users.findByEmail(normalized) : undefined;
-      const valid = user !== undefined ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await decoyHash), false);
+      const valid = user !== undefined ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, DECOY_PASSWORD_HASH), false);
       if (user === undefined || !valid) {
         await throttle.failed(ip, normalized);
         throw errors.invalidCredentials();

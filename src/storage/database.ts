@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
-import pg from 'pg';
+import type * as Pg from 'pg';
 import { initialMigration } from './migrations/0001-initial.js';
 import { providerCredentialsMigration } from './migrations/0002-provider-credentials.js';
 import { routerSettingsMigration } from './migrations/0003-router-settings.js';
@@ -26,11 +27,13 @@ export interface Storage {
  */
 export function openStorage(url: string): Storage {
   if (/^postgres(ql)?:\/\//.test(url)) {
+    // The driver is loaded only for a Postgres URL: a SQLite gateway never holds it (docs/performance.md, idle memory).
+    const pg = createRequire(import.meta.url)('pg') as typeof Pg;
     const pool = new pg.Pool({
       connectionString: url,
       max: 10,
       // bigint (int8) columns hold epoch milliseconds, well inside 2^53.
-      types: { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) } as pg.CustomTypesConfig,
+      types: { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) } as Pg.CustomTypesConfig,
     });
     // An idle connection the server closed (restart, failover) is dropped by the pool and replaced on
     // next use; unheard, its 'error' event would end the process.

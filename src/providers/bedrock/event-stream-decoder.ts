@@ -1,5 +1,4 @@
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import type { EventStreamCodec } from '@smithy/eventstream-codec';
 
 /**
  * Reads `application/vnd.amazon.eventstream`, the binary framing of
@@ -79,6 +78,8 @@ class PendingBytes {
 
 /** Yields each message of an event stream body as soon as its last byte is in. */
 export async function* readEventStreamMessages(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<EventStreamMessage> {
+  // Loaded with the first Bedrock stream, not at start-up: most gateways never call Bedrock (docs/performance.md, idle memory).
+  const [{ EventStreamCodec }, { fromUtf8, toUtf8 }] = await Promise.all([import('@smithy/eventstream-codec'), import('@smithy/util-utf8')]);
   const codec = new EventStreamCodec(toUtf8, fromUtf8);
   const pending = new PendingBytes();
   for await (const chunk of body) {

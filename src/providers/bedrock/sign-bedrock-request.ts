@@ -1,5 +1,4 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 
 export interface AwsCredentials {
   readonly accessKeyId: string;
@@ -21,22 +20,29 @@ export type BedrockRequestSigner = (url: URL, body: string, headers: Readonly<Re
  * by the signer, as every AWS service but S3 expects.
  */
 export function createBedrockSigner(credentials: AwsCredentials, region: string, now: () => Date = () => new Date()): BedrockRequestSigner {
-  const signer = new SignatureV4({
-    credentials: {
-      accessKeyId: credentials.accessKeyId,
-      secretAccessKey: credentials.secretAccessKey,
-      ...(credentials.sessionToken !== undefined ? { sessionToken: credentials.sessionToken } : {}),
-    },
-    region,
-    service: 'bedrock',
-    sha256: Sha256,
-  });
+  // The AWS signing code is loaded with the first Bedrock call, not at start-up: most gateways never call Bedrock
+  // (docs/performance.md, idle memory).
+  let signer: Promise<SignatureV4> | undefined;
+  const createSigner = async (): Promise<SignatureV4> => {
+    const [{ SignatureV4 }, { Sha256 }] = await Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]);
+    return new SignatureV4({
+      credentials: {
+        accessKeyId: credentials.accessKeyId,
+        secretAccessKey: credentials.secretAccessKey,
+        ...(credentials.sessionToken !== undefined ? { sessionToken: credentials.sessionToken } : {}),
+      },
+      region,
+      service: 'bedrock',
+      sha256: Sha256,
+    });
+  };
   return async (url, body, headers) => {
+    signer ??= createSigner();
     const query: Record<string, string> = {};
     url.searchParams.forEach((value, name) => {
       query[name] = value;
     });
-    const signed = await signer.sign(
+    const signed = await (await signer).sign(
       {
         method: 'POST',
         protocol: url.protocol,

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createIdleCollector, processProbe, type IdleCollectorProbe } from './idle-collector.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * A process whose clock, heap and event-loop load the test sets; `collect` frees the heap down to `live` and what the
+ * young generation holds, which `collectYoung` gives back.
+ */
+function fakeProcess(heapMiB: number) {
+  const state = { now: 0, heap: heapMiB * MiB, live: heapMiB * MiB, young: 0, busy: 0, collections: 0, youngCollections: 0 };
+  const probe: IdleCollectorProbe = {
+    collect() {
+      state.collections += 1;
+      state.heap = state.live + state.young;
+    },
+    collectYoung() {
+      state.youngCollections += 1;
+      state.heap -= state.young;
+      state.young = 0;
+    },
+    committedHeapBytes: () => state.heap,
+    busyShare: () => state.busy,
+    now: () => state.now,
+  };
+  return { state, probe };
+}
+
+test('collects once the process has been idle long enough after its heap grew, and tells what it gave back', () => {
+  const { state, probe } = fakeProcess(40);
+  const told: { heapBeforeBytes: number; heapAfterBytes: number }[] = [];
+  const collector = createIdleCollector({ idleMs: 30_000, onCollected: (collection) => told.push(collection) }, probe);
+  // A load: busy, the heap grows.
+  state.busy = 0.6;
+  state.now = 10_000;
+  state.heap = 300 * MiB;
+  state.live = 60 * MiB;
+  collector.check();
+  // Idle, but not for long enough yet.
+  state.busy = 0.001;
+  state.now = 39_000;
+  collector.check();
+  assert.equal(state.collections, 0);
+  state.now = 40_000;
+  collector.check();
+  assert.equal(state.collections, 1);
+  assert.deepEqual(told.map(({ heapBeforeBytes, heapAfterBytes }) => [heapBeforeBytes / MiB, heapAfterBytes / MiB]), [[300, 60]]);
+});
+
+test('a busy event loop restarts the wait', () => {
+  const { state, probe } = fakeProcess(40);
+  const collector = createIdleCollector({ idleMs: 30_000 }, probe);
+  state.heap = 300 * MiB;
+  state.now = 20_000;
+  state.busy = 0.5;
+  collector.check();
+  state.busy = 0;
+  state.now = 45_000;
+  collector.check();
+  assert.equal(state.collections, 0, 'only 25 s idle since the work');
+  state.now = 50_000;
+  collector.check();
+  assert.equal(state.collections, 1);
+});
+
+test('no collection when the heap has not grown by 16 MiB since the last one, however long the process idles', () => {
+  const { state, probe } = fakeProcess(40);
+  const collector = createIdleCollector({ idleMs: 1_000 }, probe);
+  state.heap = 55 * MiB;
+  for (const now of [2_000, 60_000, 600_000]) {
+    state.now = now;
+    collector.check();
+  }
+  assert.equal(state.collections, 0);
+  // After one collection, the next needs another 16 MiB on top of what it left.
+  state.heap = 200 * MiB;
+  state.live = 80 * MiB;
+  state.now = 700_000;
+  collector.check();
+  assert.equal(state.collections, 1);
+  state.now = 705_000;
+  collector.check();
+  assert.equal(state.youngCollections, 1);
+  state.heap = 90 * MiB;
+  state.now = 800_000;
+  collector.check();
+  assert.equal(state.collections, 1);
+  state.heap = 100 * MiB;
+  state.now = 900_000;
+  collector.check();
+  assert.equal(state.collections, 2);
+});
+
+test('stopped, it never collects', () => {
+  const { state, probe } = fakeProcess(40);
+  const collector = createIdleCollector({ idleMs: 1_000 }, probe);
+  collector.stop();
+  state.heap = 500 * MiB;
+  state.now = 100_000;
+  collector.check();
+  assert.equal(state.collections, 0);
+});
+
+test('5 s of quiet after the full collection, one young collection (V8 shrinks the young generation then)', () => {
+  const { state, probe } = fakeProcess(40);
+  const collector = createIdleCollector({ idleMs: 10_000 }, probe);
+  state.heap = 200 * MiB;
+  state.live = 50 * MiB;
+  state.young = 30 * MiB;
+  state.now = 10_000;
+  collector.check();
+  assert.deepEqual([state.collections, state.youngCollections, state.heap / MiB], [1, 0, 80]);
+  state.now = 12_000;
+  collector.check();
+  assert.equal(state.youngCollections, 0, 'only 2 s after');
+  // Work in between restarts the wait.
+  state.busy = 0.3;
+  state.now = 14_000;
+  collector.check();
+  state.busy = 0;
+  state.now = 18_000;
+  collector.check();
+  assert.equal(state.youngCollections, 0, 'only 4 s of quiet');
+  state.now = 19_000;
+  collector.check();
+  assert.deepEqual([state.collections, state.youngCollections, state.heap / MiB], [1, 1, 50]);
+  for (const now of [30_000, 60_000, 120_000]) {
+    state.now = now;
+    collector.check();
+  }
+  assert.deepEqual([state.collections, state.youngCollections], [1, 1]);
+});
+
+test("the process's collection is a real full collection: an object only weakly held is gone after it", async () => {
+  const probe = processProbe();
+  let target: object | undefined = { payload: new Array(1000).fill('x') };
+  const ref = new WeakRef(target);
+  target = undefined;
+  // A WeakRef's target is kept until the end of the current job: collect in a later one.
+  await new Promise((resolve) => setImmediate(resolve));
+  probe.collect();
+  assert.equal(ref.deref(), undefined);
+  probe.collectYoung();
+  assert.ok(probe.committedHeapBytes() > 0);
+  const share = probe.busyShare();
+  assert.ok(share >= 0 && share <= 1, String(share));
+});

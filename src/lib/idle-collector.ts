@@ -1,0 +1,150 @@
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** The event loop busier than this share of a check interval counts as work, not idleness. */
+const BUSY_SHARE = 0.02;
+/** The committed heap must have grown by this much since the last collection for another one to be worth its pause. */
+const GROWTH_BYTES = 16 * 1024 * 1024;
+/**
+ * Quiet time after the full collection before the young one. V8 shrinks the young generation after a collection only
+ * when its recent allocation rate is low, and right after a load the rate it remembers is the load's.
+ */
+const YOUNG_DELAY_MS = 5_000;
+
+export interface IdleCollectorOptions {
+  /** How long the process must have been idle before it collects (MODELPORT_IDLE_COLLECT_MS). */
+  readonly idleMs: number;
+  /** How often idleness is checked. @default a fifth of idleMs, at most 5 s */
+  readonly checkMs?: number;
+  /** Told after each full collection: committed heap before and after, and how long the collection took. */
+  readonly onCollected?: (collection: { readonly heapBeforeBytes: number; readonly heapAfterBytes: number; readonly ms: number }) => void;
+}
+
+/** What the collector reads and does; the process's own by default (tests pass their own). */
+export interface IdleCollectorProbe {
+  /** A full, synchronous garbage collection that compacts the old generation (every page, not only the most fragmented). */
+  readonly collect: () => void;
+  /** A young-generation collection (a scavenge), after which V8 shrinks the young generation if allocation is low. */
+  readonly collectYoung: () => void;
+  /** The heap V8 has committed (what it holds from the OS), bytes. */
+  readonly committedHeapBytes: () => number;
+  /** The share of the time since the previous call the event loop spent working, 0 to 1. */
+  readonly busyShare: () => number;
+  readonly now: () => number;
+}
+
+export interface IdleCollector {
+  /** One check: collects when idle long enough and the heap grew enough. Called by the timer; exposed for tests. */
+  check(): void;
+  stop(): void;
+}
+
+/**
+ * Gives back the memory a load left behind, once the process is idle.
+ *
+ * V8 keeps the heap it grew under load: its young generation stays at 2 × 16 MiB and the old generation keeps the
+ * garbage of the load until it next reaches its limit, which an idle process never does. V8's own memory reducer only
+ * starts after a full collection that shrank the heap, which does not happen while a load grows it, so a gateway idle
+ * after 2,000 streams held ~330 MiB for as long as it stayed idle (docs/performance.md, idle memory). After `idleMs`
+ * with the event loop idle, and only if the committed heap grew by 16 MiB or more since the last collection, this runs
+ * one full collection that compacts the whole old generation (V8's `--compact-on-every-full-gc` for that one
+ * collection: a plain full collection frees the garbage but leaves the pages it was on committed), so V8 returns the
+ * emptied pages; 5 s later, if still idle, a young-generation collection, after which V8 shrinks the young generation
+ * back to its initial size (allocation being low by then).
+ *
+ * The price is one pause of the event loop (about 20 ms for a just-started gateway's heap, 50 to 200 ms after thousands
+ * of streams), paid only after `idleMs` of idleness and at most once per load. A request that arrives during it waits
+ * for it. `idleMs` 0 (MODELPORT_IDLE_COLLECT_MS=0) turns this off.
+ */
+export function startIdleCollector(options: IdleCollectorOptions, probe: IdleCollectorProbe = processProbe()): IdleCollector {
+  const collector = createIdleCollector(options, probe);
+  const timer = setInterval(() => collector.check(), options.checkMs ?? Math.min(5_000, Math.max(100, options.idleMs / 5)));
+  timer.unref();
+  return {
+    check: () => collector.check(),
+    stop() {
+      clearInterval(timer);
+      collector.stop();
+    },
+  };
+}
+
+/** The decision alone, without a timer. */
+export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCollectorProbe): IdleCollector {
+  let quietSince = probe.now();
+  let heapAfterLast = probe.committedHeapBytes();
+  let youngPending = false;
+  let stopped = false;
+  return {
+    check() {
+      if (stopped) return;
+      const now = probe.now();
+      if (probe.busyShare() > BUSY_SHARE) {
+        quietSince = now;
+        return;
+      }
+      if (youngPending && now - quietSince >= YOUNG_DELAY_MS) {
+        youngPending = false;
+        probe.collectYoung();
+        heapAfterLast = probe.committedHeapBytes();
+        probe.busyShare();
+        return;
+      }
+      if (now - quietSince < options.idleMs) return;
+      const heapBeforeBytes = probe.committedHeapBytes();
+      if (heapBeforeBytes < heapAfterLast + GROWTH_BYTES) {
+        // Nothing worth a pause; a heap that shrank on its own is the new baseline.
+        heapAfterLast = Math.min(heapAfterLast, heapBeforeBytes);
+        return;
+      }
+      const started = probe.now();
+      probe.collect();
+      const heapAfterBytes = probe.committedHeapBytes();
+      heapAfterLast = heapAfterBytes;
+      youngPending = true;
+      // The collection's own busy time is not work: start the next quiet period from here.
+      probe.busyShare();
+      quietSince = probe.now();
+      options.onCollected?.({ heapBeforeBytes, heapAfterBytes, ms: quietSince - started });
+    },
+    stop() {
+      stopped = true;
+    },
+  };
+}
+
+/** V8's gc(), which Node exposes only under --expose-gc: set at run time, it is installed in contexts created after. */
+function exposedGc(): (options?: { readonly type: 'minor' | 'major' }) => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as (options?: { readonly type: 'minor' | 'major' }) => void;
+}
+
+/** The running process: V8's gc(), its committed heap, its event loop's utilisation. */
+export function processProbe(): IdleCollectorProbe {
+  let gc: ReturnType<typeof exposedGc> | undefined;
+  let previous: EventLoopUtilization = performance.eventLoopUtilization();
+  return {
+    collect() {
+      gc ??= exposedGc();
+      setFlagsFromString('--compact-on-every-full-gc');
+      try {
+        gc();
+      } finally {
+        setFlagsFromString('--no-compact-on-every-full-gc');
+      }
+    },
+    collectYoung() {
+      gc ??= exposedGc();
+      gc({ type: 'minor' });
+    },
+    committedHeapBytes: () => getHeapStatistics().total_heap_size,
+    busyShare() {
+      const current = performance.eventLoopUtilization();
+      const share = performance.eventLoopUtilization(current, previous).utilization;
+      previous = current;
+      return share;
+    },
+    now: () => performance.now(),
+  };
+}
