@@ -1,7 +1,7 @@
-import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../lib/errors.js';
 import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '../providers/contract.js';
+import type { PartStream } from '../providers/part-stream.js';
 
 /**
  * The SSE half every streamed answer shares (routed requests in any client
@@ -10,7 +10,14 @@ import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '.
  */
 
 export interface EventStream {
-  /** Writes whole SSE events in order, waiting for 'drain'; a no-op once the client has gone. */
+  /**
+   * Writes whole SSE events in one write; false when the client's buffer is full:
+   * then nothing more until `whenWritable`. A no-op once the client has gone.
+   */
+  send(events: readonly string[]): boolean;
+  /** Calls back once the client's buffer drained, or the client went away. */
+  whenWritable(callback: () => void): void;
+  /** `send`, then waits until the client can take more. */
   write(events: readonly string[]): Promise<void>;
   end(): void;
 }
@@ -27,13 +34,30 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, mo
     'x-request-id': request.id,
     'x-modelport-model': modelId,
   });
+  // The head, the start events and the parts already received leave in one packet.
+  raw.cork();
+  process.nextTick(() => raw.uncork());
+  const send = (events: readonly string[]): boolean => {
+    if (raw.destroyed || events.length === 0) return true;
+    return raw.write(events.length === 1 ? (events[0] as string) : events.join(''));
+  };
+  const whenWritable = (callback: () => void): void => {
+    if (raw.destroyed || !raw.writableNeedDrain) {
+      callback();
+      return;
+    }
+    const done = () => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      callback();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  };
   return {
-    async write(events) {
-      for (const event of events) {
-        if (raw.destroyed) return;
-        if (!raw.write(event)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
-      }
-    },
+    send,
+    whenWritable,
+    write: (events) => (send(events) ? Promise.resolve() : new Promise((resolve) => whenWritable(resolve))),
     end: () => raw.end(),
   };
 }
@@ -50,39 +74,33 @@ export interface RelayedStream {
 }
 
 /**
- * Writes the first part and then every part as it arrives. A break after the
- * start cannot be a JSON error any more: it is returned, for the caller to end
- * the stream with an error event. `subject` names the stream in that error.
+ * Writes every part as it arrives, the queued first one included, straight from
+ * the upstream's data event (no promise per part: part-stream.ts says why). A
+ * client that cannot take more pauses the upstream until it drained. A break
+ * after the start cannot be a JSON error any more: it is returned, for the
+ * caller to end the stream with an error event. `subject` names the stream in that error.
  */
-export async function relayParts(
-  first: IteratorResult<StreamPart>,
-  iterator: AsyncIterator<StreamPart>,
-  encode: (part: StreamPart) => readonly string[],
-  stream: EventStream,
-  subject: string,
-): Promise<RelayedStream> {
+export function relayParts(parts: PartStream, encode: (part: StreamPart) => readonly string[], stream: EventStream, subject: string): Promise<RelayedStream> {
   let generated = '';
   let finishReason: FinishReason = 'stop';
   let usage: Usage | undefined;
-  let failure: GatewayError | undefined;
-  const apply = async (part: StreamPart): Promise<void> => {
-    if (part.type === 'text-delta' || part.type === 'refusal-delta') generated += part.text;
-    else if (part.type === 'tool-call-delta') generated += (part.name ?? '') + part.argumentsDelta;
-    else if (part.type === 'finish') finishReason = part.finishReason;
-    else usage = part.usage;
-    await stream.write(encode(part));
-  };
-  try {
-    if (!first.done) await apply(first.value);
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) break;
-      await apply(next.value);
-    }
-  } catch (error) {
-    failure = streamFailure(error, subject);
-  }
-  return { generated, finishReason, usage, failure };
+  const resume = () => parts.resume();
+  return new Promise((resolve) => {
+    parts.pipe({
+      part(part) {
+        if (part.type === 'text-delta' || part.type === 'refusal-delta') generated += part.text;
+        else if (part.type === 'tool-call-delta') generated += (part.name ?? '') + part.argumentsDelta;
+        else if (part.type === 'finish') finishReason = part.finishReason;
+        else usage = part.usage;
+        if (!stream.send(encode(part))) {
+          parts.pause();
+          stream.whenWritable(resume);
+        }
+      },
+      end: () => resolve({ generated, finishReason, usage, failure: undefined }),
+      fail: (error) => resolve({ generated, finishReason, usage, failure: streamFailure(error, subject) }),
+    });
+  });
 }
 
 function streamFailure(error: unknown, subject: string): GatewayError {

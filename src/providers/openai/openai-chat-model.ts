@@ -9,9 +9,10 @@ import {
   type ToolCall,
 } from '../contract.js';
 import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
-import { createServerSentEventReader } from '../sse.js';
+import { PartChannel } from '../part-stream.js';
+import { pushServerSentEvents } from '../sse.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
-import { openAIChatResponseSchema, openAIChunkSchema, openAIStreamErrorSchema } from './openai-api.js';
+import { openAIChatResponseSchema, openAIChunkSchema, openAIStreamErrorSchema, type OpenAIChunk } from './openai-api.js';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
 
 export interface OpenAIProviderSettings {
@@ -91,64 +92,92 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
       const body = { ...request, ...modelField, stream: true, stream_options: { include_usage: true } };
       if (settings.streamUsage === false) delete (body as { stream_options?: unknown }).stream_options;
       const response = await postJson(settings.http, provider, url, { ...headers, accept: 'text/event-stream' }, body, options.signal);
-      return mapOpenAIStream(provider, response.body, options.signal);
+      return streamOpenAIParts(provider, response.body, options.signal);
     },
   };
 }
 
-async function* mapOpenAIStream(provider: string, body: Readable, signal: AbortSignal): AsyncGenerator<StreamPart> {
+/**
+ * The upstream's SSE body as pushed parts: each 'data' event is parsed, mapped
+ * and handed on in one synchronous run, with back-pressure by pausing the body
+ * (part-stream.ts says why no part is awaited).
+ */
+function streamOpenAIParts(provider: string, body: Readable, signal: AbortSignal): PartChannel {
   let finished = false;
   let done = false;
-  // Read here rather than through another generator: one async layer less per chunk (sse.ts says why).
-  // Not destroyed on return: after [DONE] the body is read to its end (see finally).
-  const reader = createServerSentEventReader(body);
-  try {
-    for (;;) {
-      const event = reader.next();
-      if (event === undefined) {
-        if (reader.ended) break;
-        await reader.wait();
-        continue;
-      }
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    feed.stop();
+    // After [DONE] the body is read to its end (readToEnd says why); otherwise it is dropped.
+    if (done) readToEnd(body);
+    // undici reports a body destroyed before its end as an 'error' (RequestAbortedError): the one asked for here.
+    else body.on('error', () => undefined).destroy();
+  };
+  const fail = (error: unknown) => {
+    close();
+    channel.fail(toUpstreamError(provider, error, signal));
+  };
+  const push = (part: StreamPart) => {
+    if (part.type === 'finish') finished = true;
+    channel.push(part);
+  };
+  const channel = new PartChannel({ pause: () => feed.pause(), resume: () => feed.resume(), cancel: close });
+  const feed = pushServerSentEvents(body, {
+    event(event) {
       if (event.data === '[DONE]') {
         done = true;
+        close();
+        channel.end();
         return;
       }
-      let json: unknown;
+      let chunk: OpenAIChunk;
       try {
-        json = JSON.parse(event.data);
-      } catch {
-        throw invalidResponse(provider, 'stream event is not JSON');
+        chunk = parseChunk(provider, event.data);
+      } catch (error) {
+        fail(error);
+        return;
       }
-      // Only a body with an `error` field can be an error event: a failed zod parse on every normal chunk would
-      // build an error object with its issues each time, the largest share of a stream's garbage.
-      const streamError = typeof json === 'object' && json !== null && 'error' in json ? openAIStreamErrorSchema.safeParse(json) : undefined;
-      if (streamError?.success === true) {
-        throw new UpstreamError({
-          provider,
-          kind: 'http',
-          isRetryable: true,
-          message: streamError.data.error.message ?? `${provider} sent an error event`,
-          responseBody: event.data.slice(0, 4_096),
-        });
+      pushChunkParts(chunk, push);
+    },
+    end() {
+      // A body that ends cleanly without [DONE] or a finish_reason was cut short
+      // (a proxy, a crashed worker): the answer is incomplete, not done.
+      if (!finished) fail(invalidResponse(provider, 'stream ended before its finish_reason and [DONE]'));
+      else {
+        close();
+        channel.end();
       }
-      const parsed = openAIChunkSchema.safeParse(json);
-      if (!parsed.success) throw invalidResponse(provider, 'stream chunk does not match the chunk shape');
-      for (const part of chunkToParts(parsed.data)) {
-        if (part.type === 'finish') finished = true;
-        yield part;
-      }
-    }
-    // A body that ends cleanly without [DONE] or a finish_reason was cut short
-    // (a proxy, a crashed worker): the answer is incomplete, not done.
-    if (!finished) throw invalidResponse(provider, 'stream ended before its finish_reason and [DONE]');
-  } catch (error) {
-    throw toUpstreamError(provider, error, signal);
-  } finally {
-    reader.close();
-    if (done) readToEnd(body);
-    else body.destroy();
+    },
+    fail,
+  });
+  return channel;
+}
+
+/** One stream event's chunk; throws an UpstreamError for an error event or a malformed chunk. */
+function parseChunk(provider: string, data: string): OpenAIChunk {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    throw invalidResponse(provider, 'stream event is not JSON');
   }
+  // Only a body with an `error` field can be an error event: a failed zod parse on every normal chunk would
+  // build an error object with its issues each time, the largest share of a stream's garbage.
+  const streamError = typeof json === 'object' && json !== null && 'error' in json ? openAIStreamErrorSchema.safeParse(json) : undefined;
+  if (streamError?.success === true) {
+    throw new UpstreamError({
+      provider,
+      kind: 'http',
+      isRetryable: true,
+      message: streamError.data.error.message ?? `${provider} sent an error event`,
+      responseBody: data.slice(0, 4_096),
+    });
+  }
+  const parsed = openAIChunkSchema.safeParse(json);
+  if (!parsed.success) throw invalidResponse(provider, 'stream chunk does not match the chunk shape');
+  return parsed.data;
 }
 
 /**
@@ -171,25 +200,25 @@ function readToEnd(body: Readable): void {
     .resume();
 }
 
-function* chunkToParts(chunk: import('./openai-api.js').OpenAIChunk): Generator<StreamPart> {
+function pushChunkParts(chunk: OpenAIChunk, push: (part: StreamPart) => void): void {
   const choice = chunk.choices[0];
   if (choice !== undefined) {
     const delta = choice.delta;
-    if (delta?.content) yield { type: 'text-delta', text: delta.content };
-    if (delta?.refusal) yield { type: 'refusal-delta', text: delta.refusal };
+    if (delta?.content) push({ type: 'text-delta', text: delta.content });
+    if (delta?.refusal) push({ type: 'refusal-delta', text: delta.refusal });
     for (const call of delta?.tool_calls ?? []) {
-      yield {
+      push({
         type: 'tool-call-delta',
         index: call.index,
         ...(call.id ? { id: call.id } : {}),
         ...(call.function?.name ? { name: call.function.name } : {}),
         argumentsDelta: call.function?.arguments ?? '',
-      };
+      });
     }
-    if (choice.finish_reason) yield { type: 'finish', finishReason: mapOpenAIFinishReason(choice.finish_reason) };
+    if (choice.finish_reason) push({ type: 'finish', finishReason: mapOpenAIFinishReason(choice.finish_reason) });
   }
   const usage = convertOpenAIUsage(chunk.usage);
-  if (usage !== undefined) yield { type: 'usage', usage };
+  if (usage !== undefined) push({ type: 'usage', usage });
 }
 
 function invalidResponse(provider: string, detail: string): UpstreamError {
