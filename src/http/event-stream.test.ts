@@ -7,6 +7,8 @@ import { relayParts, type EventStream } from './event-stream.js';
 /** A client whose buffer is full after `capacity` writes, until `drain()`. */
 function fakeClient(capacity: number) {
   const written: string[] = [];
+  /** How many events had been written at each flush. */
+  const flushes: number[] = [];
   let room = capacity;
   let waiting: (() => void) | undefined;
   const stream: EventStream = {
@@ -19,11 +21,13 @@ function fakeClient(capacity: number) {
       waiting = callback;
     },
     write: () => Promise.resolve(),
+    flush: () => flushes.push(written.length),
     end: () => undefined,
   };
   return {
     stream,
     written,
+    flushes,
     drain() {
       room = capacity;
       const callback = waiting;
@@ -48,20 +52,22 @@ describe('relayParts', () => {
     channel.push({ type: 'text-delta', text: 'Hel' });
     const relayed = relayParts(channel, encode, client.stream, 'The stream');
     assert.deepEqual(client.written, ['data: Hel\n\n'], 'the queued first part is written at once');
+    assert.deepEqual(client.flushes, [1], 'and sent without waiting for the end of the tick');
     channel.push({ type: 'text-delta', text: 'lo' });
-    assert.deepEqual(calls, ['pause'], 'the second write filled the buffer');
+    assert.deepEqual(calls, ['resume', 'pause'], 'piped (the upstream is told it may go on), then the second write filled the buffer');
     channel.push({ type: 'text-delta', text: ' there' });
     channel.push({ type: 'finish', finishReason: 'stop' });
     channel.push({ type: 'usage', usage: { promptTokens: 3, completionTokens: 2, estimated: false } });
     assert.equal(client.written.length, 2, 'nothing written while the client is full');
     client.drain();
-    assert.deepEqual(calls, ['pause', 'resume', 'pause'], 'two more writes filled it again');
+    assert.deepEqual(calls, ['resume', 'pause', 'resume', 'pause'], 'two more writes filled it again');
     assert.deepEqual(client.written, ['data: Hel\n\n', 'data: lo\n\n', 'data:  there\n\n', 'data: finish\n\n']);
     client.drain();
-    assert.deepEqual(calls, ['pause', 'resume', 'pause', 'resume']);
+    assert.deepEqual(calls, ['resume', 'pause', 'resume', 'pause', 'resume']);
     channel.end();
     const result = await relayed;
     assert.deepEqual(client.written.slice(4), ['data: usage\n\n']);
+    assert.deepEqual(client.flushes, [1], 'only the first part is sent ahead');
     assert.deepEqual(result, { generated: 'Hello there', finishReason: 'stop', usage: { promptTokens: 3, completionTokens: 2, estimated: false }, failure: undefined });
   });
 

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { GatewayError } from '../lib/errors.js';
 import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '../providers/contract.js';
 import type { PartStream } from '../providers/part-stream.js';
@@ -19,6 +20,8 @@ export interface EventStream {
   whenWritable(callback: () => void): void;
   /** `send`, then waits until the client can take more. */
   write(events: readonly string[]): Promise<void>;
+  /** Sends what Node holds back until the end of the tick (it corks the socket per tick) at once. */
+  flush(): void;
   end(): void;
 }
 
@@ -34,30 +37,39 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, mo
     'x-request-id': request.id,
     'x-modelport-model': modelId,
   });
-  // The head, the start events and the parts already received leave in one packet.
-  raw.cork();
-  process.nextTick(() => raw.uncork());
+  // Once the head is out, events go to the socket with their chunk framing done here: a ServerResponse.write
+  // corks the socket until the end of the tick and queues four writes (size, CRLF, data, CRLF), each an object
+  // that a held stream's chunks would leave to be promoted (docs/performance.md, Memory of held streams).
+  let socket: Socket | undefined;
   const send = (events: readonly string[]): boolean => {
     if (raw.destroyed || events.length === 0) return true;
-    return raw.write(events.length === 1 ? (events[0] as string) : events.join(''));
+    const data = events.length === 1 ? (events[0] as string) : events.join('');
+    if (socket !== undefined) return socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`);
+    const writable = raw.write(data);
+    if (raw.headersSent && raw.chunkedEncoding && raw.socket !== null) socket = raw.socket;
+    return writable;
   };
   const whenWritable = (callback: () => void): void => {
-    if (raw.destroyed || !raw.writableNeedDrain) {
+    const target = socket ?? raw;
+    if (raw.destroyed || !target.writableNeedDrain) {
       callback();
       return;
     }
     const done = () => {
-      raw.off('drain', done);
+      target.off('drain', done);
       raw.off('close', done);
       callback();
     };
-    raw.on('drain', done);
+    target.on('drain', done);
     raw.on('close', done);
   };
   return {
     send,
     whenWritable,
     write: (events) => (send(events) ? Promise.resolve() : new Promise((resolve) => whenWritable(resolve))),
+    flush: () => {
+      if (raw.socket?.writableCorked) raw.uncork();
+    },
     end: () => raw.end(),
   };
 }
@@ -84,6 +96,7 @@ export function relayParts(parts: PartStream, encode: (part: StreamPart) => read
   let generated = '';
   let finishReason: FinishReason = 'stop';
   let usage: Usage | undefined;
+  let firstSent = false;
   const resume = () => parts.resume();
   return new Promise((resolve) => {
     parts.pipe({
@@ -92,7 +105,15 @@ export function relayParts(parts: PartStream, encode: (part: StreamPart) => read
         else if (part.type === 'tool-call-delta') generated += (part.name ?? '') + part.argumentsDelta;
         else if (part.type === 'finish') finishReason = part.finishReason;
         else usage = part.usage;
-        if (!stream.send(encode(part))) {
+        const events = encode(part);
+        const writable = stream.send(events);
+        // Node sends a tick's writes together at its end: the head, the start and the first part go now,
+        // before the parts that came in the same upstream packet are written.
+        if (!firstSent && events.length > 0) {
+          firstSent = true;
+          stream.flush();
+        }
+        if (!writable) {
           parts.pause();
           stream.whenWritable(resume);
         }

@@ -41,6 +41,7 @@ export interface PartStream extends AsyncIterable<StreamPart> {
 /** What a producer controls of its upstream. */
 export interface UpstreamFlow {
   pause(): void;
+  /** The consumer takes parts again: after a pause, and when a sink is piped. */
   resume(): void;
   /** Stop reading and drop the upstream (a no-op once the stream ended). */
   cancel(): void;
@@ -70,6 +71,18 @@ export class PartChannel implements PartStream {
 
   push(part: StreamPart): void {
     if (this.#closed || this.#settled !== undefined) return;
+    // The usual case, a sink taking parts as they come: straight to it, no queue (an emptied array's push
+    // allocates a new backing store, which would then wait a second for the next chunk).
+    if (this.#sink !== undefined && !this.#paused && !this.#flushing && this.#queue.length === 0) {
+      this.#flushing = true;
+      try {
+        this.#sink.part(part);
+      } finally {
+        this.#flushing = false;
+      }
+      this.#flush();
+      return;
+    }
     this.#queue.push(part);
     this.#wake();
     this.#flush();
@@ -81,6 +94,15 @@ export class PartChannel implements PartStream {
 
   fail(error: unknown): void {
     this.#settle({ ended: false, error });
+  }
+
+  /**
+   * Whether a part pushed now is taken at once: by a sink that is not paused, or, before the sink, as the
+   * first part `started()` waits for. A producer may hold what it has not mapped yet while there is none.
+   */
+  get demand(): boolean {
+    if (this.#closed || this.#settled !== undefined) return false;
+    return this.#sink === undefined ? this.#queue.length === 0 : !this.#paused && this.#queue.length === 0;
   }
 
   started(): Promise<void> {
@@ -96,6 +118,7 @@ export class PartChannel implements PartStream {
     if (this.#sink !== undefined) throw new Error('a part stream has one sink');
     this.#sink = sink;
     this.#flush();
+    if (!this.#paused && !this.#closed && this.#settled === undefined) this.#flow.resume();
   }
 
   pause(): void {

@@ -100,15 +100,21 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
 /**
  * The upstream's SSE body as pushed parts: each 'data' event is parsed, mapped
  * and handed on in one synchronous run, with back-pressure by pausing the body
- * (part-stream.ts says why no part is awaited).
+ * (part-stream.ts says why no part is awaited). Events the consumer cannot take
+ * yet (before fallback has its first part and the client's head is written, or
+ * while it is paused) wait unparsed: the first part is not held back by
+ * mapping the rest of the packet it came in.
  */
 function streamOpenAIParts(provider: string, body: Readable, signal: AbortSignal): PartChannel {
   let finished = false;
   let done = false;
   let closed = false;
+  let bodyEnd: { readonly error: Error | undefined } | undefined;
+  const backlog: string[] = [];
   const close = () => {
     if (closed) return;
     closed = true;
+    backlog.length = 0;
     feed.stop();
     // After [DONE] the body is read to its end (readToEnd says why); otherwise it is dropped.
     if (done) readToEnd(body);
@@ -123,34 +129,58 @@ function streamOpenAIParts(provider: string, body: Readable, signal: AbortSignal
     if (part.type === 'finish') finished = true;
     channel.push(part);
   };
-  const channel = new PartChannel({ pause: () => feed.pause(), resume: () => feed.resume(), cancel: close });
+  const handle = (data: string) => {
+    if (data === '[DONE]') {
+      done = true;
+      close();
+      channel.end();
+      return;
+    }
+    let chunk: OpenAIChunk;
+    try {
+      chunk = parseChunk(provider, data);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    pushChunkParts(chunk, push);
+  };
+  const bodyEnded = (end: { readonly error: Error | undefined }) => {
+    // Every event before the end counts: what waits is mapped now (the channel queues it).
+    bodyEnd = end;
+    for (let data = backlog.shift(); data !== undefined && !closed; data = backlog.shift()) handle(data);
+    if (closed) return;
+    if (end.error !== undefined) fail(end.error);
+    // A body that ends cleanly without [DONE] or a finish_reason was cut short
+    // (a proxy, a crashed worker): the answer is incomplete, not done.
+    else if (!finished) fail(invalidResponse(provider, 'stream ended before its finish_reason and [DONE]'));
+    else {
+      close();
+      channel.end();
+    }
+  };
+  const drain = () => {
+    while (!closed && bodyEnd === undefined && channel.demand) {
+      const data = backlog.shift();
+      if (data === undefined) return;
+      handle(data);
+    }
+  };
+  const channel = new PartChannel({
+    pause: () => feed.pause(),
+    resume: () => {
+      feed.resume();
+      drain();
+    },
+    cancel: close,
+  });
   const feed = pushServerSentEvents(body, {
     event(event) {
-      if (event.data === '[DONE]') {
-        done = true;
-        close();
-        channel.end();
-        return;
-      }
-      let chunk: OpenAIChunk;
-      try {
-        chunk = parseChunk(provider, event.data);
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      pushChunkParts(chunk, push);
+      if (backlog.length === 0 && channel.demand) handle(event.data);
+      else backlog.push(event.data);
     },
-    end() {
-      // A body that ends cleanly without [DONE] or a finish_reason was cut short
-      // (a proxy, a crashed worker): the answer is incomplete, not done.
-      if (!finished) fail(invalidResponse(provider, 'stream ended before its finish_reason and [DONE]'));
-      else {
-        close();
-        channel.end();
-      }
-    },
-    fail,
+    end: () => bodyEnded({ error: undefined }),
+    fail: (error) => bodyEnded({ error }),
   });
   return channel;
 }
