@@ -46,29 +46,34 @@ function upstream() {
 const encode = (part: StreamPart): readonly string[] => [part.type === 'text-delta' ? `data: ${part.text}\n\n` : `data: ${part.type}\n\n`];
 
 describe('relayParts', () => {
-  it('writes each part as it arrives and pauses the upstream while the client cannot take more', async () => {
+  it('writes the first part at once, then the parts of each upstream read in one write, pausing the upstream while the client is full', async () => {
     const client = fakeClient(2);
     const { channel, calls } = upstream();
     channel.push({ type: 'text-delta', text: 'Hel' });
-    const relayed = relayParts(channel, encode, client.stream, 'The stream');
-    assert.deepEqual(client.written, ['data: Hel\n\n'], 'the queued first part is written at once');
-    assert.deepEqual(client.flushes, [1], 'and sent without waiting for the end of the tick');
     channel.push({ type: 'text-delta', text: 'lo' });
-    assert.deepEqual(calls, ['resume', 'pause'], 'piped (the upstream is told it may go on), then the second write filled the buffer');
+    const relayed = relayParts(channel, encode, client.stream, 'The stream');
+    assert.deepEqual(client.written, ['data: Hel\n\n', 'data: lo\n\n'], 'the queued parts: the first alone, the rest after it');
+    assert.deepEqual(client.flushes, [1], 'the first part is sent without waiting for the end of the tick');
+    assert.deepEqual(calls, ['pause'], 'the second write filled the buffer');
+    client.drain();
+    assert.deepEqual(calls, ['pause', 'resume']);
     channel.push({ type: 'text-delta', text: ' there' });
     channel.push({ type: 'finish', finishReason: 'stop' });
+    assert.equal(client.written.length, 2, 'a read is written when it was all mapped');
+    channel.endBatch();
+    assert.deepEqual(client.written.slice(2), ['data:  there\n\ndata: finish\n\n'], 'one write for one upstream read');
+    assert.deepEqual(calls, ['pause', 'resume']);
     channel.push({ type: 'usage', usage: { promptTokens: 3, completionTokens: 2, estimated: false } });
-    assert.equal(client.written.length, 2, 'nothing written while the client is full');
-    client.drain();
-    assert.deepEqual(calls, ['resume', 'pause', 'resume', 'pause'], 'two more writes filled it again');
-    assert.deepEqual(client.written, ['data: Hel\n\n', 'data: lo\n\n', 'data:  there\n\n', 'data: finish\n\n']);
-    client.drain();
-    assert.deepEqual(calls, ['resume', 'pause', 'resume', 'pause', 'resume']);
+    channel.endBatch();
+    assert.deepEqual(calls, ['pause', 'resume', 'pause'], 'full again');
+    channel.push({ type: 'text-delta', text: '!' });
     channel.end();
+    assert.equal(client.written.length, 4, 'nothing written while the client is full');
+    client.drain();
     const result = await relayed;
-    assert.deepEqual(client.written.slice(4), ['data: usage\n\n']);
+    assert.deepEqual(client.written.slice(4), ['data: !\n\n'], 'what waited is written before the end');
+    assert.deepEqual(result, { generated: 'Hello there!', finishReason: 'stop', usage: { promptTokens: 3, completionTokens: 2, estimated: false }, failure: undefined });
     assert.deepEqual(client.flushes, [1], 'only the first part is sent ahead');
-    assert.deepEqual(result, { generated: 'Hello there', finishReason: 'stop', usage: { promptTokens: 3, completionTokens: 2, estimated: false }, failure: undefined });
   });
 
   it('returns a break after the start as a failure: 499 when the client went away, 502 otherwise', async () => {

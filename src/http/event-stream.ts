@@ -87,17 +87,32 @@ export interface RelayedStream {
 
 /**
  * Writes every part as it arrives, the queued first one included, straight from
- * the upstream's data event (no promise per part: part-stream.ts says why). A
- * client that cannot take more pauses the upstream until it drained. A break
- * after the start cannot be a JSON error any more: it is returned, for the
- * caller to end the stream with an error event. `subject` names the stream in that error.
+ * the upstream's data event (no promise per part: part-stream.ts says why), the
+ * parts of one upstream read in one write. A client that cannot take more
+ * pauses the upstream until it drained. A break after the start cannot be a
+ * JSON error any more: it is returned, for the caller to end the stream with an
+ * error event. `subject` names the stream in that error.
  */
 export function relayParts(parts: PartStream, encode: (part: StreamPart) => readonly string[], stream: EventStream, subject: string): Promise<RelayedStream> {
   let generated = '';
   let finishReason: FinishReason = 'stop';
   let usage: Usage | undefined;
   let firstSent = false;
+  /** Events of the current batch (one upstream read), written together at its end. */
+  let pending: string | undefined;
   const resume = () => parts.resume();
+  const write = (data: string) => {
+    if (!stream.send([data])) {
+      parts.pause();
+      stream.whenWritable(resume);
+    }
+  };
+  const endOfBatch = () => {
+    if (pending === undefined) return;
+    const data = pending;
+    pending = undefined;
+    write(data);
+  };
   return new Promise((resolve) => {
     parts.pipe({
       part(part) {
@@ -106,18 +121,19 @@ export function relayParts(parts: PartStream, encode: (part: StreamPart) => read
         else if (part.type === 'finish') finishReason = part.finishReason;
         else usage = part.usage;
         const events = encode(part);
-        const writable = stream.send(events);
+        if (events.length === 0) return;
+        const data = events.length === 1 ? (events[0] as string) : events.join('');
+        if (firstSent) {
+          pending = pending === undefined ? data : pending + data;
+          return;
+        }
         // Node sends a tick's writes together at its end: the head, the start and the first part go now,
-        // before the parts that came in the same upstream packet are written.
-        if (!firstSent && events.length > 0) {
-          firstSent = true;
-          stream.flush();
-        }
-        if (!writable) {
-          parts.pause();
-          stream.whenWritable(resume);
-        }
+        // before the parts that came in the same upstream packet are even mapped.
+        firstSent = true;
+        write(data);
+        stream.flush();
       },
+      endOfBatch,
       end: () => resolve({ generated, finishReason, usage, failure: undefined }),
       fail: (error) => resolve({ generated, finishReason, usage, failure: streamFailure(error, subject) }),
     });

@@ -16,6 +16,11 @@ export interface PartSink {
   end(): void;
   /** The stream failed after the parts delivered so far; nothing follows. */
   fail(error: unknown): void;
+  /**
+   * The parts since the last call came together (one read of the upstream): a sink that gathers
+   * its writes sends them now, in one write. Also called before `end` and `fail`.
+   */
+  endOfBatch?(): void;
 }
 
 /**
@@ -62,7 +67,7 @@ export class PartChannel implements PartStream {
   #settled: Settled | undefined;
   /** The sink heard the end or the failure, or the stream was cancelled. */
   #closed = false;
-  #flushing = false;
+  #delivering = false;
   #waiting: { resolve: () => void; reject: (error: unknown) => void } | undefined;
 
   constructor(flow: UpstreamFlow) {
@@ -73,19 +78,24 @@ export class PartChannel implements PartStream {
     if (this.#closed || this.#settled !== undefined) return;
     // The usual case, a sink taking parts as they come: straight to it, no queue (an emptied array's push
     // allocates a new backing store, which would then wait a second for the next chunk).
-    if (this.#sink !== undefined && !this.#paused && !this.#flushing && this.#queue.length === 0) {
-      this.#flushing = true;
+    if (this.#sink !== undefined && !this.#paused && !this.#delivering && this.#queue.length === 0) {
+      this.#delivering = true;
       try {
         this.#sink.part(part);
       } finally {
-        this.#flushing = false;
+        this.#delivering = false;
       }
-      this.#flush();
+      this.#deliver();
       return;
     }
     this.#queue.push(part);
     this.#wake();
-    this.#flush();
+    this.#deliver();
+  }
+
+  /** The parts pushed since the last call came in one read of the upstream (producers call it after each read). */
+  endBatch(): void {
+    if (this.#sink !== undefined && !this.#closed && !this.#delivering) this.#sink.endOfBatch?.();
   }
 
   end(): void {
@@ -117,7 +127,7 @@ export class PartChannel implements PartStream {
   pipe(sink: PartSink): void {
     if (this.#sink !== undefined) throw new Error('a part stream has one sink');
     this.#sink = sink;
-    this.#flush();
+    this.#deliver();
     if (!this.#paused && !this.#closed && this.#settled === undefined) this.#flow.resume();
   }
 
@@ -131,7 +141,7 @@ export class PartChannel implements PartStream {
     if (!this.#paused) return;
     this.#paused = false;
     if (this.#settled === undefined) this.#flow.resume();
-    this.#flush();
+    this.#deliver();
   }
 
   cancel(): void {
@@ -150,7 +160,7 @@ export class PartChannel implements PartStream {
     if (this.#closed || this.#settled !== undefined) return;
     this.#settled = settled;
     this.#wake();
-    this.#flush();
+    this.#deliver();
   }
 
   /** Tells a `started()` waiter that a part, the end or a failure arrived. */
@@ -162,27 +172,32 @@ export class PartChannel implements PartStream {
     else waiting.reject(this.#settled.error);
   }
 
-  #flush(): void {
+  #deliver(): void {
     // A sink may pause, resume or cancel from inside its callbacks: one loop at a time delivers.
-    if (this.#flushing) return;
-    this.#flushing = true;
+    if (this.#delivering) return;
+    this.#delivering = true;
+    let delivered = false;
     try {
       while (this.#sink !== undefined && !this.#paused && !this.#closed) {
         const part = this.#queue.shift();
         if (part !== undefined) {
           this.#sink.part(part);
+          delivered = true;
           continue;
         }
         const settled = this.#settled;
         if (settled !== undefined) {
           this.#closed = true;
+          this.#sink.endOfBatch?.();
           if (settled.ended) this.#sink.end();
           else this.#sink.fail(settled.error);
+          return;
         }
         break;
       }
+      if (delivered && !this.#closed) this.#sink?.endOfBatch?.();
     } finally {
-      this.#flushing = false;
+      this.#delivering = false;
     }
   }
 }
@@ -268,7 +283,10 @@ export function toPartStream(source: AsyncIterable<StreamPart>): PartStream {
         if (next.done) {
           stopped = true;
           channel.end();
-        } else channel.push(next.value);
+        } else {
+          channel.push(next.value);
+          channel.endBatch();
+        }
       }
     } catch (error) {
       stopped = true;

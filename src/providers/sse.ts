@@ -27,6 +27,8 @@ export interface ServerSentEventHandler {
   end(): void;
   /** The body broke, or closed before its end (ERR_STREAM_PREMATURE_CLOSE). */
   fail(error: Error): void;
+  /** The events of one read of the body were delivered. */
+  endOfRead?(): void;
 }
 
 /** Control of a pushed body. */
@@ -52,7 +54,10 @@ export function pushServerSentEvents(body: Readable, handler: ServerSentEventHan
       if (!stopped) handler.event(event);
     },
   });
-  const onData = (chunk: Buffer | string) => parser.feed(typeof chunk === 'string' ? chunk : decoder.write(chunk));
+  const onData = (chunk: Buffer | string) => {
+    parser.feed(typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    if (!stopped) handler.endOfRead?.();
+  };
   // Errors, the end, and a close without an end, as the async iterator reports them.
   const stopWatching = finished(body, (error) => {
     if (stopped) return;

@@ -162,9 +162,10 @@ function streamOpenAIParts(provider: string, body: Readable, signal: AbortSignal
   const drain = () => {
     while (!closed && bodyEnd === undefined && channel.demand) {
       const data = backlog.shift();
-      if (data === undefined) return;
+      if (data === undefined) break;
       handle(data);
     }
+    channel.endBatch();
   };
   const channel = new PartChannel({
     pause: () => feed.pause(),
@@ -181,6 +182,7 @@ function streamOpenAIParts(provider: string, body: Readable, signal: AbortSignal
     },
     end: () => bodyEnded({ error: undefined }),
     fail: (error) => bodyEnded({ error }),
+    endOfRead: () => channel.endBatch(),
   });
   return channel;
 }
