@@ -2,24 +2,6 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { finished, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 
-/**
- * Yields the server-sent events of an upstream body as they arrive, whatever
- * the byte boundaries. The parsing itself is eventsource-parser's.
- */
-export async function* readServerSentEvents(body: AsyncIterable<Buffer | string> | Readable): AsyncGenerator<EventSourceMessage> {
-  const pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => pending.push(event) });
-  const decoder = new TextDecoder();
-  for await (const chunk of body as AsyncIterable<Buffer | string>) {
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    while (pending.length > 0) yield pending.shift() as EventSourceMessage;
-  }
-  parser.feed(decoder.decode());
-  // A stream that ends without a trailing blank line still delivers its last event.
-  parser.feed('\n\n');
-  while (pending.length > 0) yield pending.shift() as EventSourceMessage;
-}
-
 /** Receives a body's server-sent events as they are parsed. */
 export interface ServerSentEventHandler {
   event(event: EventSourceMessage): void;
@@ -36,7 +18,10 @@ export interface ServerSentEventFeed {
   /** Back-pressure: pauses the body (events already parsed from its last chunk are still delivered). */
   pause(): void;
   resume(): void;
-  /** Stops listening; leaves the body as it is (the caller drains or destroys it). The handler hears nothing more. */
+  /**
+   * Stops listening; the handler hears nothing more. The body is left flowing: the caller drains or destroys
+   * it at once (a flowing body without a 'data' listener drops what it reads).
+   */
   stop(): void;
 }
 
@@ -77,8 +62,6 @@ export function pushServerSentEvents(body: Readable, handler: ServerSentEventHan
     if (stopped) return;
     stopped = true;
     body.off('data', onData);
-    // Without a 'data' listener a flowing body would drop its bytes: it waits for the caller's drain or destroy.
-    body.pause();
     stopWatching();
   };
   body.on('data', onData);

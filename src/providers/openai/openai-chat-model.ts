@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import {
   UpstreamError,
   type CallOptions,
@@ -9,8 +8,7 @@ import {
   type ToolCall,
 } from '../contract.js';
 import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
-import { PartChannel } from '../part-stream.js';
-import { pushServerSentEvents } from '../sse.js';
+import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
 import { openAIChatResponseSchema, openAIChunkSchema, openAIStreamErrorSchema, type OpenAIChunk } from './openai-api.js';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
@@ -92,99 +90,26 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
       const body = { ...request, ...modelField, stream: true, stream_options: { include_usage: true } };
       if (settings.streamUsage === false) delete (body as { stream_options?: unknown }).stream_options;
       const response = await postJson(settings.http, provider, url, { ...headers, accept: 'text/event-stream' }, body, options.signal);
-      return streamOpenAIParts(provider, response.body, options.signal);
+      return streamServerSentParts(provider, response.body, options.signal, openAIStreamMapping(provider));
     },
   };
 }
 
-/**
- * The upstream's SSE body as pushed parts: each 'data' event is parsed, mapped
- * and handed on in one synchronous run, with back-pressure by pausing the body
- * (part-stream.ts says why no part is awaited). Events the consumer cannot take
- * yet (before fallback has its first part and the client's head is written, or
- * while it is paused) wait unparsed: the first part is not held back by
- * mapping the rest of the packet it came in.
- */
-function streamOpenAIParts(provider: string, body: Readable, signal: AbortSignal): PartChannel {
+/** OpenAI's chunks → parts: the answer is complete at [DONE]; a body that ends before a finish_reason was cut short. */
+function openAIStreamMapping(provider: string): ServerSentPartMapping {
   let finished = false;
-  let done = false;
-  let closed = false;
-  let bodyEnd: { readonly error: Error | undefined } | undefined;
-  const backlog: string[] = [];
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    backlog.length = 0;
-    feed.stop();
-    // After [DONE] the body is read to its end (readToEnd says why); otherwise it is dropped.
-    if (done) readToEnd(body);
-    // undici reports a body destroyed before its end as an 'error' (RequestAbortedError): the one asked for here.
-    else body.on('error', () => undefined).destroy();
-  };
-  const fail = (error: unknown) => {
-    close();
-    channel.fail(toUpstreamError(provider, error, signal));
-  };
-  const push = (part: StreamPart) => {
-    if (part.type === 'finish') finished = true;
-    channel.push(part);
-  };
-  const handle = (data: string) => {
-    if (data === '[DONE]') {
-      done = true;
-      close();
-      channel.end();
-      return;
-    }
-    let chunk: OpenAIChunk;
-    try {
-      chunk = parseChunk(provider, data);
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    pushChunkParts(chunk, push);
-  };
-  const bodyEnded = (end: { readonly error: Error | undefined }) => {
-    // Every event before the end counts: what waits is mapped now (the channel queues it).
-    bodyEnd = end;
-    for (let data = backlog.shift(); data !== undefined && !closed; data = backlog.shift()) handle(data);
-    if (closed) return;
-    if (end.error !== undefined) fail(end.error);
-    // A body that ends cleanly without [DONE] or a finish_reason was cut short
-    // (a proxy, a crashed worker): the answer is incomplete, not done.
-    else if (!finished) fail(invalidResponse(provider, 'stream ended before its finish_reason and [DONE]'));
-    else {
-      close();
-      channel.end();
-    }
-  };
-  const drain = () => {
-    while (!closed && bodyEnd === undefined && channel.demand) {
-      const data = backlog.shift();
-      if (data === undefined) break;
-      handle(data);
-    }
-    channel.endBatch();
-  };
-  const channel = new PartChannel({
-    pause: () => feed.pause(),
-    resume: () => {
-      feed.resume();
-      drain();
+  return {
+    event(event, push) {
+      if (event.data === '[DONE]') return true;
+      if (pushChunkParts(parseChunk(provider, event.data), push)) finished = true;
+      return false;
     },
-    cancel: close,
-  });
-  const feed = pushServerSentEvents(body, {
-    event(event) {
-      if (backlog.length === 0 && channel.demand) handle(event.data);
-      else backlog.push(event.data);
+    end() {
+      // A body that ends cleanly without [DONE] or a finish_reason was cut short
+      // (a proxy, a crashed worker): the answer is incomplete, not done.
+      if (!finished) throw invalidResponse(provider, 'stream ended before its finish_reason and [DONE]');
     },
-    end: () => bodyEnded({ error: undefined }),
-    fail: (error) => bodyEnded({ error }),
-    endOfRead: () => channel.endBatch(),
-  });
-  return channel;
+  };
 }
 
 /** One stream event's chunk; throws an UpstreamError for an error event or a malformed chunk. */
@@ -212,27 +137,8 @@ function parseChunk(provider: string, data: string): OpenAIChunk {
   return parsed.data;
 }
 
-/**
- * What follows [DONE] is only the end of the chunked body. Reading it lets undici
- * put the keep-alive connection back in the pool; destroying the body instead
- * would cost every streamed call a new TCP and TLS handshake.
- */
-function readToEnd(body: Readable): void {
-  if (body.destroyed) return;
-  let extraBytes = 0;
-  const giveUp = setTimeout(() => body.destroy(), 1_000);
-  giveUp.unref();
-  body
-    .on('data', (chunk: Buffer) => {
-      extraBytes += chunk.length;
-      if (extraBytes > 16_384) body.destroy();
-    })
-    .on('error', () => undefined)
-    .once('close', () => clearTimeout(giveUp))
-    .resume();
-}
-
-function pushChunkParts(chunk: OpenAIChunk, push: (part: StreamPart) => void): void {
+/** Pushes a chunk's parts; true when one was the finish. */
+function pushChunkParts(chunk: OpenAIChunk, push: (part: StreamPart) => void): boolean {
   const choice = chunk.choices[0];
   if (choice !== undefined) {
     const delta = choice.delta;
@@ -251,6 +157,7 @@ function pushChunkParts(chunk: OpenAIChunk, push: (part: StreamPart) => void): v
   }
   const usage = convertOpenAIUsage(chunk.usage);
   if (usage !== undefined) push({ type: 'usage', usage });
+  return Boolean(choice?.finish_reason);
 }
 
 function invalidResponse(provider: string, detail: string): UpstreamError {
