@@ -80,11 +80,10 @@ async function streamAgent(
   const meta = await run.finish({ generatedText: generated, usage, failure });
   if (failure !== undefined) {
     const withExecution = new GatewayError(failure.status, failure.type, failure.code, failure.message, { details: { execution_id: meta.execution_id } });
-    await events.write(encoder.fail(withExecution, meta));
+    events.end(encoder.fail(withExecution, meta));
   } else {
-    await events.write(encoder.end({ finishReason, usage: totalUsage(meta, usage?.estimated ?? true), meta }));
+    events.end(encoder.end({ finishReason, usage: totalUsage(meta, usage?.estimated ?? true), meta }));
   }
-  events.end();
 }
 
 /**

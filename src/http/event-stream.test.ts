@@ -22,7 +22,7 @@ function fakeClient(capacity: number) {
     },
     write: () => Promise.resolve(),
     flush: () => flushes.push(written.length),
-    end: () => undefined,
+    end: (events) => written.push(...events),
   };
   return {
     stream,

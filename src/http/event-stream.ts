@@ -22,7 +22,8 @@ export interface EventStream {
   write(events: readonly string[]): Promise<void>;
   /** Sends what Node holds back until the end of the tick (it corks the socket per tick) at once. */
   flush(): void;
-  end(): void;
+  /** Writes the last events and ends the response (the end of the chunked body with them, in one write). */
+  end(events: readonly string[]): void;
 }
 
 /** Takes the reply over from Fastify and sends the head of an SSE response. */
@@ -70,7 +71,13 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, mo
     flush: () => {
       if (raw.socket?.writableCorked) raw.uncork();
     },
-    end: () => raw.end(),
+    end: (events) => {
+      // ServerResponse.end flushes the socket when it is done: what is written before it goes in the same write.
+      socket?.cork();
+      send(events);
+      raw.end();
+      socket?.uncork();
+    },
   };
 }
 

@@ -95,12 +95,12 @@ export async function streamRoutedCall(
 
   if (failure !== undefined) {
     // A stream that broke after bytes were sent ends with an error event, never silently.
-    await stream.write(encoder.fail(failure, meta));
     deps.usage.record(usageRecordFrom(request, failure.status, failure.code));
+    state.recorded = true;
+    stream.end(encoder.fail(failure, meta));
   } else {
-    await stream.write(encoder.end({ finishReason, usage: account.usage, meta }));
     deps.usage.record(usageRecordFrom(request, 200, null));
+    state.recorded = true;
+    stream.end(encoder.end({ finishReason, usage: account.usage, meta }));
   }
-  state.recorded = true;
-  stream.end();
 }
