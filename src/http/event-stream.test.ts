@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Agent, request } from 'undici';
 import { UpstreamError, type StreamPart } from '../providers/contract.js';
 import { PartChannel } from '../providers/part-stream.js';
-import { relayParts, type EventStream } from './event-stream.js';
+import { openEventStream, relayParts, type EventStream } from './event-stream.js';
 
 /** A client whose buffer is full after `capacity` writes, until `drain()`. */
 function fakeClient(capacity: number) {
@@ -91,5 +95,38 @@ describe('relayParts', () => {
     assert.equal(result.failure?.status, 502);
     assert.match(result.failure?.message ?? '', /The stream broke after it had started: socket hang up/);
     assert.equal(result.generated, 'a');
+  });
+});
+
+describe('openEventStream', () => {
+  it('frames the events it writes to the socket as HTTP/1.1 chunks, and the connection serves the next request', async () => {
+    const connections = new Set<unknown>();
+    const server = createServer((incoming, response: ServerResponse) => {
+      connections.add(incoming.socket);
+      const reply = { raw: response, hijack: () => undefined, getHeaders: () => ({ 'x-from-fastify': 'kept' }) } as unknown as FastifyReply;
+      const events = openEventStream({ id: 'req_1' } as FastifyRequest, reply, 'openai:gpt-4o-mini');
+      events.send(['data: start\n\n']);
+      events.send(['data: é and €\n\n']);
+      events.flush();
+      events.send(['data: two\n\n', 'data: events\n\n']);
+      events.end(['data: [DONE]\n\n']);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const agent = new Agent({ connections: 1 });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      for (let round = 0; round < 2; round += 1) {
+        const answer = await request(url, { dispatcher: agent });
+        assert.equal(answer.statusCode, 200);
+        assert.equal(answer.headers['content-type'], 'text/event-stream; charset=utf-8');
+        assert.equal(answer.headers['x-from-fastify'], 'kept');
+        assert.equal(answer.headers['transfer-encoding'], 'chunked');
+        assert.equal(await answer.body.text(), 'data: start\n\ndata: é and €\n\ndata: two\n\ndata: events\n\ndata: [DONE]\n\n');
+      }
+      assert.equal(connections.size, 1, 'one keep-alive connection served both streams');
+    } finally {
+      await agent.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
