@@ -1,7 +1,8 @@
-import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { GatewayError } from '../lib/errors.js';
 import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '../providers/contract.js';
+import type { PartStream } from '../providers/part-stream.js';
 
 /**
  * The SSE half every streamed answer shares (routed requests in any client
@@ -10,9 +11,19 @@ import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '.
  */
 
 export interface EventStream {
-  /** Writes whole SSE events in order, waiting for 'drain'; a no-op once the client has gone. */
+  /**
+   * Writes whole SSE events in one write; false when the client's buffer is full:
+   * then nothing more until `whenWritable`. A no-op once the client has gone.
+   */
+  send(events: readonly string[]): boolean;
+  /** Calls back once the client's buffer drained, or the client went away. */
+  whenWritable(callback: () => void): void;
+  /** `send`, then waits until the client can take more. */
   write(events: readonly string[]): Promise<void>;
-  end(): void;
+  /** Sends what Node holds back until the end of the tick (it corks the socket per tick) at once. */
+  flush(): void;
+  /** Writes the last events and ends the response (the end of the chunked body with them, in one write). */
+  end(events: readonly string[]): void;
 }
 
 /** Takes the reply over from Fastify and sends the head of an SSE response. */
@@ -27,14 +38,46 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, mo
     'x-request-id': request.id,
     'x-modelport-model': modelId,
   });
+  // Once the head is out, events go to the socket with their chunk framing done here: a ServerResponse.write
+  // corks the socket until the end of the tick and queues four writes (size, CRLF, data, CRLF), each an object
+  // that a held stream's chunks would leave to be promoted (docs/performance.md, Memory of held streams).
+  let socket: Socket | undefined;
+  const send = (events: readonly string[]): boolean => {
+    if (raw.destroyed || events.length === 0) return true;
+    const data = events.length === 1 ? (events[0] as string) : events.join('');
+    if (socket !== undefined) return socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`);
+    const writable = raw.write(data);
+    if (raw.headersSent && raw.chunkedEncoding && raw.socket !== null) socket = raw.socket;
+    return writable;
+  };
+  const whenWritable = (callback: () => void): void => {
+    const target = socket ?? raw;
+    if (raw.destroyed || !target.writableNeedDrain) {
+      callback();
+      return;
+    }
+    const done = () => {
+      target.off('drain', done);
+      raw.off('close', done);
+      callback();
+    };
+    target.on('drain', done);
+    raw.on('close', done);
+  };
   return {
-    async write(events) {
-      for (const event of events) {
-        if (raw.destroyed) return;
-        if (!raw.write(event)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
-      }
+    send,
+    whenWritable,
+    write: (events) => (send(events) ? Promise.resolve() : new Promise((resolve) => whenWritable(resolve))),
+    flush: () => {
+      if (raw.socket?.writableCorked) raw.uncork();
     },
-    end: () => raw.end(),
+    end: (events) => {
+      // ServerResponse.end flushes the socket when it is done: what is written before it goes in the same write.
+      socket?.cork();
+      send(events);
+      raw.end();
+      socket?.uncork();
+    },
   };
 }
 
@@ -50,39 +93,58 @@ export interface RelayedStream {
 }
 
 /**
- * Writes the first part and then every part as it arrives. A break after the
- * start cannot be a JSON error any more: it is returned, for the caller to end
- * the stream with an error event. `subject` names the stream in that error.
+ * Writes every part as it arrives, the queued first one included, straight from
+ * the upstream's data event (no promise per part: part-stream.ts says why), the
+ * parts of one upstream read in one write. A client that cannot take more
+ * pauses the upstream until it drained. A break after the start cannot be a
+ * JSON error any more: it is returned, for the caller to end the stream with an
+ * error event. `subject` names the stream in that error.
  */
-export async function relayParts(
-  first: IteratorResult<StreamPart>,
-  iterator: AsyncIterator<StreamPart>,
-  encode: (part: StreamPart) => readonly string[],
-  stream: EventStream,
-  subject: string,
-): Promise<RelayedStream> {
+export function relayParts(parts: PartStream, encode: (part: StreamPart) => readonly string[], stream: EventStream, subject: string): Promise<RelayedStream> {
   let generated = '';
   let finishReason: FinishReason = 'stop';
   let usage: Usage | undefined;
-  let failure: GatewayError | undefined;
-  const apply = async (part: StreamPart): Promise<void> => {
-    if (part.type === 'text-delta' || part.type === 'refusal-delta') generated += part.text;
-    else if (part.type === 'tool-call-delta') generated += (part.name ?? '') + part.argumentsDelta;
-    else if (part.type === 'finish') finishReason = part.finishReason;
-    else usage = part.usage;
-    await stream.write(encode(part));
-  };
-  try {
-    if (!first.done) await apply(first.value);
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) break;
-      await apply(next.value);
+  let firstSent = false;
+  /** Events of the current batch (one upstream read), written together at its end. */
+  let pending: string | undefined;
+  const resume = () => parts.resume();
+  const write = (data: string) => {
+    if (!stream.send([data])) {
+      parts.pause();
+      stream.whenWritable(resume);
     }
-  } catch (error) {
-    failure = streamFailure(error, subject);
-  }
-  return { generated, finishReason, usage, failure };
+  };
+  const endOfBatch = () => {
+    if (pending === undefined) return;
+    const data = pending;
+    pending = undefined;
+    write(data);
+  };
+  return new Promise((resolve) => {
+    parts.pipe({
+      part(part) {
+        if (part.type === 'text-delta' || part.type === 'refusal-delta') generated += part.text;
+        else if (part.type === 'tool-call-delta') generated += (part.name ?? '') + part.argumentsDelta;
+        else if (part.type === 'finish') finishReason = part.finishReason;
+        else usage = part.usage;
+        const events = encode(part);
+        if (events.length === 0) return;
+        const data = events.length === 1 ? (events[0] as string) : events.join('');
+        if (firstSent) {
+          pending = pending === undefined ? data : pending + data;
+          return;
+        }
+        // Node sends a tick's writes together at its end: the head, the start and the first part go now,
+        // before the parts that came in the same upstream packet are even mapped.
+        firstSent = true;
+        write(data);
+        stream.flush();
+      },
+      endOfBatch,
+      end: () => resolve({ generated, finishReason, usage, failure: undefined }),
+      fail: (error) => resolve({ generated, finishReason, usage, failure: streamFailure(error, subject) }),
+    });
+  });
 }
 
 function streamFailure(error: unknown, subject: string): GatewayError {

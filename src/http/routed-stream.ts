@@ -54,11 +54,11 @@ export async function streamRoutedCall(
   const state = request.gateway;
   state.streamed = true;
   const outcome = await streamRoute(routed, routed.chatRequest, deps, { startedAt: state.startedAt, signal: routed.signal });
-  const { iterator, firstAt } = outcome;
+  const { firstAt } = outcome;
   const encoder = createEncoder(outcome.model);
   const stream = openEventStream(request, reply, outcome.model.id);
   await stream.write(encoder.start());
-  const { generated, finishReason, usage, failure } = await relayParts(outcome.first, iterator, (part) => encoder.part(part), stream, "The model's stream");
+  const { generated, finishReason, usage, failure } = await relayParts(outcome.parts, (part) => encoder.part(part), stream, "The model's stream");
 
   const account = accountCall({
     model: outcome.model,
@@ -95,12 +95,12 @@ export async function streamRoutedCall(
 
   if (failure !== undefined) {
     // A stream that broke after bytes were sent ends with an error event, never silently.
-    await stream.write(encoder.fail(failure, meta));
     deps.usage.record(usageRecordFrom(request, failure.status, failure.code));
+    state.recorded = true;
+    stream.end(encoder.fail(failure, meta));
   } else {
-    await stream.write(encoder.end({ finishReason, usage: account.usage, meta }));
     deps.usage.record(usageRecordFrom(request, 200, null));
+    state.recorded = true;
+    stream.end(encoder.end({ finishReason, usage: account.usage, meta }));
   }
-  state.recorded = true;
-  stream.end();
 }

@@ -105,6 +105,8 @@ export interface ChatModel {
   /**
    * Resolves once the upstream has accepted the request (status and headers seen),
    * so a failure before the first byte can still fall back to another model.
+   * A provider that reads its body by push returns a `PartChannel` (part-stream.ts),
+   * which the gateway relays without a promise per part; an async generator is adapted.
    */
   stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>>;
 }

@@ -1,6 +1,7 @@
 import { accountCall } from '../accounting/call-accounting.js';
 import { DEFAULT_FALLBACK_DEADLINE_MS } from '../config.js';
-import type { ChatModel, ChatRequest, ChatResult, StreamPart, ToolCall, Usage } from '../providers/contract.js';
+import type { ChatModel, ChatRequest, ChatResult, ToolCall, Usage } from '../providers/contract.js';
+import { toPartStream, type PartStream } from '../providers/part-stream.js';
 import type { OwnerProviders } from '../providers/owner-providers.js';
 import type { ModelResolver } from '../providers/registry.js';
 import type { ModelInfo } from './catalog.js';
@@ -145,8 +146,8 @@ export async function callRoute(route: PreparedRoute, request: ChatRequest, deps
 /** A stream whose first part has arrived (failures before it fell back). */
 export interface StartedStream {
   readonly model: ModelInfo;
-  readonly iterator: AsyncIterator<StreamPart>;
-  readonly first: IteratorResult<StreamPart>;
+  /** Its parts, the first one still queued. */
+  readonly parts: PartStream;
   /** performance.now() when the first part arrived. */
   readonly firstAt: number;
   readonly attempts: readonly Attempt[];
@@ -160,9 +161,9 @@ export async function streamRoute(route: PreparedRoute, request: ChatRequest, de
   // The call resolves at the first part: its duration is the time to first token.
   const measure = (_first: unknown, elapsedMs: number) => ({ ttftMs: elapsedMs, totalMs: elapsedMs });
   const outcome = await callWithFallback(route.candidates, route.resolveModel, routeFallbackOptions(route, deps, timing, measure), async (model, _info, { signal }) => {
-    const iterator = (await model.stream(request, { signal }))[Symbol.asyncIterator]();
-    const first = await iterator.next();
-    return { iterator, first, firstAt: performance.now() };
+    const parts = toPartStream(await model.stream(request, { signal }));
+    await parts.started();
+    return { parts, firstAt: performance.now() };
   });
   return { model: outcome.model, ...outcome.value, attempts: outcome.attempts };
 }

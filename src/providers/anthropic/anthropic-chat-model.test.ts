@@ -276,8 +276,9 @@ describe('createAnthropicChatModel against a fake api.anthropic.com over real HT
       const pooled = createAnthropicChatModel({ provider: 'anthropic', baseUrl: fake.baseUrl, apiKey: 'sk-ant-test', http: { dispatcher: ownPool, timeouts } }, 'claude-sonnet-4-5');
       for (let round = 0; round < 3; round += 1) {
         await collect(await pooled.stream(hello, { signal: signal() }));
-        // undici puts a finished connection back in its pool on a later tick.
-        await new Promise((resolve) => setImmediate(resolve));
+        // The stream ends at message_stop; the rest of the body (the end of the chunked encoding) is read after
+        // it, off the caller's path, and undici puts the connection back in its pool on a later tick.
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
     } finally {
       await ownPool.close();

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { CallOptions, ChatModel, ChatRequest, ChatResult, FinishReason, StreamPart, ToolCall } from '../contract.js';
 import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
-import { readServerSentEvents } from '../sse.js';
+import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import {
   anthropicErrorSchema,
   anthropicMessageSchema,
@@ -82,7 +82,7 @@ export function createAnthropicChatModel(settings: AnthropicProviderSettings, mo
     async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
       const body = mapAnthropicRequest(request, { ...requestOptions, stream: true });
       const response = await postJson(settings.http, provider, url, { ...headers, accept: 'text/event-stream' }, body, options.signal);
-      return mapAnthropicStream(provider, response.body, options.signal);
+      return streamServerSentParts(provider, response.body, options.signal, anthropicStreamMapping(provider));
     },
   };
 }
@@ -107,20 +107,17 @@ interface OpenToolCall {
  * The finish part comes with `message_delta`, the usage part (input counts from
  * `message_start`, output counts from `message_delta`) with `message_stop`.
  */
-async function* mapAnthropicStream(provider: string, body: AsyncIterable<Buffer | string>, signal: AbortSignal): AsyncGenerator<StreamPart> {
+function anthropicStreamMapping(provider: string): ServerSentPartMapping {
   const toolCalls = new Map<number, OpenToolCall>();
   let startUsage: AnthropicUsage | null | undefined;
   let deltaUsage: AnthropicUsage | null | undefined;
   let finishReason: FinishReason | undefined;
-  let stopped = false;
-  const usagePart = (): StreamPart[] => {
+  const pushUsage = (push: (part: StreamPart) => void) => {
     const usage = convertAnthropicUsage(startUsage, deltaUsage);
-    return usage === undefined ? [] : [{ type: 'usage', usage }];
+    if (usage !== undefined) push({ type: 'usage', usage });
   };
-  try {
-    for await (const event of readServerSentEvents(body)) {
-      // After message_stop the body is read to its end, so the connection can be reused.
-      if (stopped) continue;
+  return {
+    event(event, push) {
       const json = parseJson(event.data);
       const head = streamEventHeadSchema.safeParse(json);
       if (!head.success) throw invalidResponse(provider, 'stream event is not an Anthropic event');
@@ -131,29 +128,29 @@ async function* mapAnthropicStream(provider: string, body: AsyncIterable<Buffer 
         }
         case 'content_block_start': {
           const { index, content_block: block } = parseEvent(provider, contentBlockStartEventSchema, json);
-          if (block.type === 'text' && block.text) yield { type: 'text-delta', text: block.text };
+          if (block.type === 'text' && block.text) push({ type: 'text-delta', text: block.text });
           if (block.type === 'tool_use') {
             const call: OpenToolCall = { index: toolCalls.size, hasArguments: false };
             toolCalls.set(index, call);
-            yield { type: 'tool-call-delta', index: call.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' };
+            push({ type: 'tool-call-delta', index: call.index, ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), argumentsDelta: '' });
           }
           break;
         }
         case 'content_block_delta': {
           const { index, delta } = parseEvent(provider, contentBlockDeltaEventSchema, json);
-          if (delta.type === 'text_delta' && delta.text) yield { type: 'text-delta', text: delta.text };
+          if (delta.type === 'text_delta' && delta.text) push({ type: 'text-delta', text: delta.text });
           const call = toolCalls.get(index);
           // input_json_delta of server tools (web search…) has no tool call: it is skipped, as thinking is.
           if (delta.type === 'input_json_delta' && call !== undefined && delta.partial_json) {
             call.hasArguments = true;
-            yield { type: 'tool-call-delta', index: call.index, argumentsDelta: delta.partial_json };
+            push({ type: 'tool-call-delta', index: call.index, argumentsDelta: delta.partial_json });
           }
           break;
         }
         case 'content_block_stop': {
           const call = toolCalls.get(parseEvent(provider, contentBlockStopEventSchema, json).index);
           // A call without arguments streams none, where a complete answer says `{}`: say `{}` too.
-          if (call !== undefined && !call.hasArguments) yield { type: 'tool-call-delta', index: call.index, argumentsDelta: '{}' };
+          if (call !== undefined && !call.hasArguments) push({ type: 'tool-call-delta', index: call.index, argumentsDelta: '{}' });
           break;
         }
         case 'message_delta': {
@@ -161,14 +158,14 @@ async function* mapAnthropicStream(provider: string, body: AsyncIterable<Buffer 
           if (usage) deltaUsage = usage;
           if (delta.stop_reason && finishReason === undefined) {
             finishReason = mapAnthropicFinishReason(delta.stop_reason);
-            yield { type: 'finish', finishReason };
+            push({ type: 'finish', finishReason });
           }
           break;
         }
         case 'message_stop':
-          stopped = true;
-          yield* usagePart();
-          break;
+          // The rest of the body is read to its end, so the connection can be reused; a failure there takes nothing.
+          pushUsage(push);
+          return true;
         case 'error': {
           const error = anthropicErrorSchema.safeParse(json);
           if (!error.success) throw invalidResponse(provider, 'stream error event is not an Anthropic error');
@@ -178,16 +175,14 @@ async function* mapAnthropicStream(provider: string, body: AsyncIterable<Buffer 
         default:
           break;
       }
-    }
-  } catch (error) {
-    // A failure after message_stop (while reading the body's end) takes nothing from the answer.
-    if (stopped) return;
-    throw toUpstreamError(provider, error, signal);
-  }
-  if (stopped) return;
-  // A body cut after the stop reason lost nothing but message_stop; one cut before it is incomplete.
-  if (finishReason === undefined) throw invalidResponse(provider, 'stream ended before its stop_reason and message_stop');
-  yield* usagePart();
+      return false;
+    },
+    end(push) {
+      // A body cut after the stop reason lost nothing but message_stop; one cut before it is incomplete.
+      if (finishReason === undefined) throw invalidResponse(provider, 'stream ended before its stop_reason and message_stop');
+      pushUsage(push);
+    },
+  };
 }
 
 function parseEvent<T>(provider: string, schema: z.ZodType<T>, json: unknown): T {

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import {
   UpstreamError,
   type CallOptions,
@@ -11,7 +10,7 @@ import {
   type ToolCall,
 } from '../contract.js';
 import { postJson, toUpstreamError, type UpstreamHttp, type UpstreamResponse } from '../http-client.js';
-import { readServerSentEvents } from '../sse.js';
+import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import { convertGeminiUsage } from './convert-gemini-usage.js';
 import { geminiErrorSchema, geminiResponseSchema, type GeminiCandidate, type GeminiResponse } from './gemini-api.js';
 import { geminiStreamError, refineGeminiError } from './gemini-error.js';
@@ -74,7 +73,7 @@ export function createGeminiChatModel(settings: GeminiProviderSettings, modelId:
 
     async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
       const response = await post(`${base}:streamGenerateContent?alt=sse`, { accept: 'text/event-stream' }, request, options.signal);
-      return mapGeminiStream(provider, response.body, options.signal);
+      return streamServerSentParts(provider, response.body, options.signal, geminiStreamMapping(provider));
     },
   };
 }
@@ -117,12 +116,12 @@ function toChatResult(provider: string, response: GeminiResponse): ChatResult {
  * only the last one counts. The stream has no end marker: a finishReason (or a
  * blocked prompt) followed by the end of the body is a complete answer.
  */
-async function* mapGeminiStream(provider: string, body: Readable, signal: AbortSignal): AsyncGenerator<StreamPart> {
+function geminiStreamMapping(provider: string): ServerSentPartMapping {
   let finishReason: FinishReason | undefined;
   let lastUsage: GeminiResponse['usageMetadata'];
   let toolCallCount = 0;
-  try {
-    for await (const event of readServerSentEvents(body)) {
+  return {
+    event(event, push) {
       let json: unknown;
       try {
         json = JSON.parse(event.data);
@@ -135,46 +134,44 @@ async function* mapGeminiStream(provider: string, body: Readable, signal: AbortS
       if (!parsed.success) throw invalidResponse(provider, 'stream chunk does not match the GenerateContentResponse shape');
       const chunk = parsed.data;
       if (chunk.usageMetadata) lastUsage = chunk.usageMetadata;
-      if (finishReason !== undefined) continue;
+      if (finishReason !== undefined) return false;
       const candidate = chunk.candidates?.[0];
       if (candidate === undefined) {
         if (chunk.promptFeedback?.blockReason) {
           finishReason = 'content_filter';
-          yield { type: 'finish', finishReason };
+          push({ type: 'finish', finishReason });
         }
-        continue;
+        return false;
       }
       if (isFailedGeneration(candidate.finishReason)) throw failedGeneration(provider, candidate);
       for (const part of candidate.content?.parts ?? []) {
         if (part.functionCall) {
           const index = toolCallCount++;
-          yield {
+          push({
             type: 'tool-call-delta',
             index,
             id: toolCallId(chunk.responseId, index, part.functionCall.id),
             name: part.functionCall.name,
             argumentsDelta: JSON.stringify(part.functionCall.args ?? {}),
-          };
+          });
         } else if (part.text && part.thought !== true) {
-          yield { type: 'text-delta', text: part.text };
+          push({ type: 'text-delta', text: part.text });
         }
       }
       if (candidate.finishReason) {
         finishReason = mapGeminiFinishReason(candidate.finishReason, toolCallCount > 0);
-        yield { type: 'finish', finishReason };
+        push({ type: 'finish', finishReason });
       }
-    }
-    // A body that ends cleanly before any finishReason was cut short (a proxy, a
-    // crashed frontend): the answer is incomplete, not done.
-    if (finishReason === undefined) throw invalidResponse(provider, 'stream ended before a finishReason');
-    const usage = convertGeminiUsage(lastUsage);
-    if (usage !== undefined) yield { type: 'usage', usage };
-  } catch (error) {
-    throw toUpstreamError(provider, error, signal);
-  } finally {
-    // Read to its end on success (the connection goes back to the pool); cut otherwise.
-    if (!body.readableEnded) body.destroy();
-  }
+      return false;
+    },
+    end(push) {
+      // A body that ends cleanly before any finishReason was cut short (a proxy, a
+      // crashed frontend): the answer is incomplete, not done.
+      if (finishReason === undefined) throw invalidResponse(provider, 'stream ended before a finishReason');
+      const usage = convertGeminiUsage(lastUsage);
+      if (usage !== undefined) push({ type: 'usage', usage });
+    },
+  };
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import {
   UpstreamError,
   type CallOptions,
@@ -9,9 +8,9 @@ import {
   type ToolCall,
 } from '../contract.js';
 import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
-import { createServerSentEventReader } from '../sse.js';
+import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
-import { openAIChatResponseSchema, openAIChunkSchema, openAIStreamErrorSchema } from './openai-api.js';
+import { openAIChatResponseSchema, openAIChunkSchema, openAIStreamErrorSchema, type OpenAIChunk } from './openai-api.js';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
 
 export interface OpenAIProviderSettings {
@@ -91,105 +90,74 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
       const body = { ...request, ...modelField, stream: true, stream_options: { include_usage: true } };
       if (settings.streamUsage === false) delete (body as { stream_options?: unknown }).stream_options;
       const response = await postJson(settings.http, provider, url, { ...headers, accept: 'text/event-stream' }, body, options.signal);
-      return mapOpenAIStream(provider, response.body, options.signal);
+      return streamServerSentParts(provider, response.body, options.signal, openAIStreamMapping(provider));
     },
   };
 }
 
-async function* mapOpenAIStream(provider: string, body: Readable, signal: AbortSignal): AsyncGenerator<StreamPart> {
+/** OpenAI's chunks → parts: the answer is complete at [DONE]; a body that ends before a finish_reason was cut short. */
+function openAIStreamMapping(provider: string): ServerSentPartMapping {
   let finished = false;
-  let done = false;
-  // Read here rather than through another generator: one async layer less per chunk (sse.ts says why).
-  // Not destroyed on return: after [DONE] the body is read to its end (see finally).
-  const reader = createServerSentEventReader(body);
+  return {
+    event(event, push) {
+      if (event.data === '[DONE]') return true;
+      if (pushChunkParts(parseChunk(provider, event.data), push)) finished = true;
+      return false;
+    },
+    end() {
+      // A body that ends cleanly without [DONE] or a finish_reason was cut short
+      // (a proxy, a crashed worker): the answer is incomplete, not done.
+      if (!finished) throw invalidResponse(provider, 'stream ended before its finish_reason and [DONE]');
+    },
+  };
+}
+
+/** One stream event's chunk; throws an UpstreamError for an error event or a malformed chunk. */
+function parseChunk(provider: string, data: string): OpenAIChunk {
+  let json: unknown;
   try {
-    for (;;) {
-      const event = reader.next();
-      if (event === undefined) {
-        if (reader.ended) break;
-        await reader.wait();
-        continue;
-      }
-      if (event.data === '[DONE]') {
-        done = true;
-        return;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(event.data);
-      } catch {
-        throw invalidResponse(provider, 'stream event is not JSON');
-      }
-      // Only a body with an `error` field can be an error event: a failed zod parse on every normal chunk would
-      // build an error object with its issues each time, the largest share of a stream's garbage.
-      const streamError = typeof json === 'object' && json !== null && 'error' in json ? openAIStreamErrorSchema.safeParse(json) : undefined;
-      if (streamError?.success === true) {
-        throw new UpstreamError({
-          provider,
-          kind: 'http',
-          isRetryable: true,
-          message: streamError.data.error.message ?? `${provider} sent an error event`,
-          responseBody: event.data.slice(0, 4_096),
-        });
-      }
-      const parsed = openAIChunkSchema.safeParse(json);
-      if (!parsed.success) throw invalidResponse(provider, 'stream chunk does not match the chunk shape');
-      for (const part of chunkToParts(parsed.data)) {
-        if (part.type === 'finish') finished = true;
-        yield part;
-      }
-    }
-    // A body that ends cleanly without [DONE] or a finish_reason was cut short
-    // (a proxy, a crashed worker): the answer is incomplete, not done.
-    if (!finished) throw invalidResponse(provider, 'stream ended before its finish_reason and [DONE]');
-  } catch (error) {
-    throw toUpstreamError(provider, error, signal);
-  } finally {
-    reader.close();
-    if (done) readToEnd(body);
-    else body.destroy();
+    json = JSON.parse(data);
+  } catch {
+    throw invalidResponse(provider, 'stream event is not JSON');
   }
+  // Only a body with an `error` field can be an error event: a failed zod parse on every normal chunk would
+  // build an error object with its issues each time, the largest share of a stream's garbage.
+  const streamError = typeof json === 'object' && json !== null && 'error' in json ? openAIStreamErrorSchema.safeParse(json) : undefined;
+  if (streamError?.success === true) {
+    throw new UpstreamError({
+      provider,
+      kind: 'http',
+      isRetryable: true,
+      message: streamError.data.error.message ?? `${provider} sent an error event`,
+      responseBody: data.slice(0, 4_096),
+    });
+  }
+  const parsed = openAIChunkSchema.safeParse(json);
+  if (!parsed.success) throw invalidResponse(provider, 'stream chunk does not match the chunk shape');
+  return parsed.data;
 }
 
-/**
- * What follows [DONE] is only the end of the chunked body. Reading it lets undici
- * put the keep-alive connection back in the pool; destroying the body instead
- * would cost every streamed call a new TCP and TLS handshake.
- */
-function readToEnd(body: Readable): void {
-  if (body.destroyed) return;
-  let extraBytes = 0;
-  const giveUp = setTimeout(() => body.destroy(), 1_000);
-  giveUp.unref();
-  body
-    .on('data', (chunk: Buffer) => {
-      extraBytes += chunk.length;
-      if (extraBytes > 16_384) body.destroy();
-    })
-    .on('error', () => undefined)
-    .once('close', () => clearTimeout(giveUp))
-    .resume();
-}
-
-function* chunkToParts(chunk: import('./openai-api.js').OpenAIChunk): Generator<StreamPart> {
+/** Pushes a chunk's parts; true when one was the finish. */
+function pushChunkParts(chunk: OpenAIChunk, push: (part: StreamPart) => void): boolean {
   const choice = chunk.choices[0];
   if (choice !== undefined) {
     const delta = choice.delta;
-    if (delta?.content) yield { type: 'text-delta', text: delta.content };
-    if (delta?.refusal) yield { type: 'refusal-delta', text: delta.refusal };
+    if (delta?.content) push({ type: 'text-delta', text: delta.content });
+    if (delta?.refusal) push({ type: 'refusal-delta', text: delta.refusal });
     for (const call of delta?.tool_calls ?? []) {
-      yield {
+      push({
         type: 'tool-call-delta',
         index: call.index,
         ...(call.id ? { id: call.id } : {}),
         ...(call.function?.name ? { name: call.function.name } : {}),
         argumentsDelta: call.function?.arguments ?? '',
-      };
+      });
     }
-    if (choice.finish_reason) yield { type: 'finish', finishReason: mapOpenAIFinishReason(choice.finish_reason) };
+    if (choice.finish_reason) push({ type: 'finish', finishReason: mapOpenAIFinishReason(choice.finish_reason) });
   }
   const usage = convertOpenAIUsage(chunk.usage);
-  if (usage !== undefined) yield { type: 'usage', usage };
+  if (usage !== undefined) push({ type: 'usage', usage });
+  return Boolean(choice?.finish_reason);
 }
 
 function invalidResponse(provider: string, detail: string): UpstreamError {

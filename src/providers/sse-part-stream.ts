@@ -1,0 +1,125 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { Readable } from 'node:stream';
+import type { StreamPart } from './contract.js';
+import { toUpstreamError } from './http-client.js';
+import { PartChannel } from './part-stream.js';
+import { pushServerSentEvents } from './sse.js';
+
+/** One provider's SSE wire format → stream parts, for one stream (it may keep state between events). */
+export interface ServerSentPartMapping {
+  /**
+   * Maps one event, pushing its parts. Returns true when the answer is complete
+   * (the rest of the body is then read to its end, unmapped). Throws on an error
+   * event or a malformed one.
+   */
+  event(event: EventSourceMessage, push: (part: StreamPart) => void): boolean;
+  /** The body ended without an event saying the answer was complete: push what is left, or throw when it was cut short. */
+  end(push: (part: StreamPart) => void): void;
+}
+
+/**
+ * An SSE response body as a pushed stream of parts: each 'data' event of the
+ * body is parsed, mapped and handed on in one synchronous run, with
+ * back-pressure by pausing the body (part-stream.ts says why no part is
+ * awaited). Events the consumer cannot take yet (before fallback has the first
+ * part and the client's head is written, or while it is paused) wait unmapped,
+ * so the first part is not held back by mapping the rest of its packet.
+ * Failures are UpstreamErrors of `provider`; `signal` tells a client's abort apart.
+ */
+export function streamServerSentParts(provider: string, body: Readable, signal: AbortSignal, mapping: ServerSentPartMapping): PartChannel {
+  let complete = false;
+  let closed = false;
+  let bodyEnded = false;
+  const backlog: EventSourceMessage[] = [];
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    backlog.length = 0;
+    feed.stop();
+    if (complete) readToEnd(body);
+    // undici reports a body destroyed before its end as an 'error' (RequestAbortedError): the one asked for here.
+    else body.on('error', () => undefined).destroy();
+  };
+  const fail = (error: unknown) => {
+    close();
+    channel.fail(toUpstreamError(provider, error, signal));
+  };
+  const push = (part: StreamPart) => channel.push(part);
+  const handle = (event: EventSourceMessage) => {
+    try {
+      complete = mapping.event(event, push);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (complete) {
+      close();
+      channel.end();
+    }
+  };
+  const ended = (error: Error | undefined) => {
+    // Every event before the end counts: what waits is mapped now (the channel queues its parts).
+    bodyEnded = true;
+    for (let event = backlog.shift(); event !== undefined && !closed; event = backlog.shift()) handle(event);
+    if (closed) return;
+    if (error !== undefined) {
+      fail(error);
+      return;
+    }
+    try {
+      mapping.end(push);
+    } catch (endError) {
+      fail(endError);
+      return;
+    }
+    close();
+    channel.end();
+  };
+  const drain = () => {
+    while (!closed && !bodyEnded && channel.demand) {
+      const event = backlog.shift();
+      if (event === undefined) break;
+      handle(event);
+    }
+    channel.endBatch();
+  };
+  const channel = new PartChannel({
+    pause: () => feed.pause(),
+    resume: () => {
+      feed.resume();
+      drain();
+    },
+    cancel: close,
+  });
+  const feed = pushServerSentEvents(body, {
+    event(event) {
+      if (backlog.length === 0 && channel.demand) handle(event);
+      else backlog.push(event);
+    },
+    end: () => ended(undefined),
+    fail: ended,
+    endOfRead: () => channel.endBatch(),
+  });
+  return channel;
+}
+
+/**
+ * What follows the end of an answer ([DONE], message_stop) is only the end of
+ * the chunked body. Reading it lets undici put the keep-alive connection back in
+ * the pool; destroying the body instead would cost every streamed call a new
+ * TCP and TLS handshake.
+ */
+function readToEnd(body: Readable): void {
+  if (body.destroyed) return;
+  let extraBytes = 0;
+  const giveUp = setTimeout(() => body.destroy(), 1_000);
+  giveUp.unref();
+  body
+    .on('data', (chunk: Buffer) => {
+      extraBytes += chunk.length;
+      if (extraBytes > 16_384) body.destroy();
+    })
+    .on('error', () => undefined)
+    .once('close', () => clearTimeout(giveUp))
+    .resume();
+}
