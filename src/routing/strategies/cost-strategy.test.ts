@@ -11,7 +11,8 @@ describe('cost_optimized', () => {
     assert.deepEqual(ids(ranked), ['acme:tiny', 'acme:mid', 'green:mid', 'acme:big']);
     const first = ranked[0];
     assert.equal(first?.score, first?.candidate.expectedCostUsd);
-    assert.match(first?.reason ?? '', /^expected \$0\.00010 \(7 prompt \+ 256 output tokens\)$/);
+    // 'Hello': 5 bytes → 2 tokens, plus 3 for the message and 3 to prime the answer.
+    assert.match(first?.reason ?? '', /^expected \$0\.00010 \(8 prompt \+ 256 output tokens\)$/);
   });
 
   it('weighs prompt and output by what this request is expected to need', () => {

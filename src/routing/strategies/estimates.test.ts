@@ -1,24 +1,30 @@
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { estimateCarbonGrams } from '../../accounting/carbon.js';
 import { countPromptTokens } from '../../accounting/token-counter.js';
 import type { ChatRequest } from '../../providers/contract.js';
 import { fakeHealth, fixtureModel, userRequest } from '../../../test/support/routing-fixtures.js';
-import { DEFAULT_OUTPUT_TOKENS, EXACT_COUNT_MAX_CHARACTERS, IMAGE_TOKENS, estimateCandidate, expectedOutputTokens, profileRequest } from './estimates.js';
+import { BYTES_PER_TOKEN, DEFAULT_OUTPUT_TOKENS, IMAGE_TOKENS, estimateCandidate, expectedOutputTokens, profileRequest } from './estimates.js';
 
 describe('request profile', () => {
-  it('counts short prompts with the tokenizer, exactly as the accounting does', () => {
-    const request = userRequest('Summarise the routing engine in one sentence, please.');
-    const profile = profileRequest(request);
-    assert.equal(profile.promptTokensCounted, true);
-    assert.equal(profile.promptTokens, countPromptTokens(request));
+  it('does not load the tokenizer (this test runs before any count in this file)', () => {
+    profileRequest(userRequest('Hello there'));
+    assert.equal(Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('gpt-tokenizer')), false);
   });
 
-  it('estimates long prompts at 4 characters a token plus the chat framing', () => {
-    const text = 'word '.repeat(EXACT_COUNT_MAX_CHARACTERS);
-    const profile = profileRequest(userRequest(text));
-    assert.equal(profile.promptTokensCounted, false);
-    assert.equal(profile.promptTokens, Math.ceil(text.length / 4) + 3 + 3);
+  it('sizes prompts at 4 bytes of UTF-8 a token plus the chat framing, whatever their length', () => {
+    for (const text of ['Summarise the routing engine in one sentence, please.', 'word '.repeat(2000)]) {
+      assert.equal(profileRequest(userRequest(text)).promptTokens, Math.ceil(text.length / BYTES_PER_TOKEN) + 3 + 3);
+    }
+  });
+
+  it('counts bytes, not characters, so CJK text is sized close to its o200k count', () => {
+    const text = '人工智能是计算机科学的一个分支，它企图了解智能的实质，并生产出一种新的能以人类智能相似的方式做出反应的智能机器。';
+    const estimated = profileRequest(userRequest(text)).promptTokens;
+    const counted = countPromptTokens(userRequest(text));
+    assert.equal(estimated, Math.ceil(Buffer.byteLength(text) / BYTES_PER_TOKEN) + 3 + 3);
+    assert.ok(Math.abs(estimated - counted) / counted < 0.25, `estimated ${estimated}, o200k ${counted}`);
   });
 
   it('counts tool definitions and asks for tools', () => {
@@ -36,7 +42,7 @@ describe('request profile', () => {
     };
     const profile = profileRequest(request);
     assert.equal(profile.needsVision, true);
-    assert.equal(profile.promptTokens, countPromptTokens(request) + IMAGE_TOKENS);
+    assert.equal(profile.promptTokens, Math.ceil('What is this?'.length / BYTES_PER_TOKEN) + 3 + 3 + IMAGE_TOKENS);
   });
 
   it('takes max_completion_tokens over max_tokens', () => {
