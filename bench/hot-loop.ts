@@ -17,7 +17,8 @@ import { startGateway, startUpstream } from './services.js';
  *
  *   flock /tmp/bench.lock npx tsx bench/hot-loop.ts [rounds] [seconds] [connections]
  *
- * HOT_LOOP_HOLD=1 keeps the gateway running after the rounds (prints its pid) until
+ * HOT_LOOP_PROF=<dir> profiles the gateway (--cpu-prof); HOT_LOOP_NODE_OPTIONS and HOT_LOOP_GATEWAY_ENV (JSON)
+ * add to its environment. HOT_LOOP_HOLD=1 keeps the gateway running after the rounds (prints its pid) until
  * stdin closes, e.g. to attach strace or perf.
  */
 
@@ -26,13 +27,19 @@ const rounds = Number(process.argv[2] ?? '5');
 const seconds = Number(process.argv[3] ?? '3');
 const connections = Number(process.argv[4] ?? '16');
 
+/** HOT_LOOP_NODE_OPTIONS (e.g. --heap-prof) and HOT_LOOP_GATEWAY_ENV (a JSON object of variables) for the gateway. */
+function gatewayEnv(): Record<string, string> {
+  const extra = JSON.parse(process.env.HOT_LOOP_GATEWAY_ENV ?? '{}') as Record<string, string>;
+  return process.env.HOT_LOOP_NODE_OPTIONS === undefined ? extra : { ...extra, NODE_OPTIONS: process.env.HOT_LOOP_NODE_OPTIONS };
+}
+
 async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'modelport-hot-'));
   try {
     const databaseUrl = join(scratch, 'bench.db');
     const tenant = await seedDatabase(databaseUrl);
     const upstream = await startUpstream(ROOT, 16);
-    const gateway = await startGateway(ROOT, { databaseUrl, upstreamOrigin: upstream.origin, logLevel: 'warn', cpuProfileDir: process.env.HOT_LOOP_PROF, extraEnv: process.env.HOT_LOOP_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.HOT_LOOP_NODE_OPTIONS } });
+    const gateway = await startGateway(ROOT, { databaseUrl, upstreamOrigin: upstream.origin, logLevel: 'warn', cpuProfileDir: process.env.HOT_LOOP_PROF, extraEnv: gatewayEnv() });
     const target: LoadTarget = {
       name: 'gateway',
       url: `${gateway.origin}/api/router/v1/chat/completions`,
