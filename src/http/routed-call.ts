@@ -51,9 +51,12 @@ export interface RoutedCallInput {
   readonly idPrefix: string;
 }
 
-/** A POST with no body at all (no Content-Type, no length) never reaches the JSON parser: same answer as an empty one. */
-export async function requireBody(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined) throw errors.invalidJson('The request body is empty; send a JSON object.');
+/**
+ * A POST with no body at all (no Content-Type, no length) never reaches the JSON parser: same answer as an empty one.
+ * A synchronous hook (done): an async one costs a promise and a microtask turn on every request.
+ */
+export function requireBody(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  done(request.body === undefined ? errors.invalidJson('The request body is empty; send a JSON object.') : undefined);
 }
 
 /**
@@ -82,8 +85,14 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
+  // Every field named (no spread of the plan): one object shape for every request.
   return {
-    ...plan,
+    ownerId: plan.ownerId,
+    strategy: plan.strategy,
+    candidates: plan.candidates,
+    routing: plan.routing,
+    resolveModel: plan.resolveModel,
+    estimatedPromptTokens: plan.estimatedPromptTokens,
     router,
     chatRequest: input.chatRequest,
     // The request id's random part: unguessable, and a client's completion id finds the request in the logs.
@@ -163,14 +172,12 @@ export async function completeRoutedCall(request: FastifyRequest, reply: Fastify
   const result = outcome.result;
   const account = outcome;
   const latencyMs = round(performance.now() - state.startedAt);
-  Object.assign(state, {
-    model: outcome.model.id,
-    promptTokens: account.usage.promptTokens,
-    completionTokens: account.usage.completionTokens,
-    costUsd: account.costUsd,
-    carbonGrams: account.carbonGrams,
-    attempts: outcome.attempts.length,
-  });
+  state.model = outcome.model.id;
+  state.promptTokens = account.usage.promptTokens;
+  state.completionTokens = account.usage.completionTokens;
+  state.costUsd = account.costUsd;
+  state.carbonGrams = account.carbonGrams;
+  state.attempts = outcome.attempts.length;
   // Charged before the answer leaves, so the client's next request (to any instance) sees it.
   await chargeQuietly(deps.budgets, state.key?.id, routed.router.id, account.costUsd, (error) => request.log.warn({ err: error }, 'budget charge failed'));
   const meta: RouterMeta = {

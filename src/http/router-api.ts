@@ -44,14 +44,18 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
   });
 
   // One usage record per authenticated request, failures included (streams record their own).
-  app.addHook('onResponse', async (request, reply) => {
+  // Synchronous (done): nothing here waits, and an async hook costs a promise and a microtask turn per request.
+  app.addHook('onResponse', (request, reply, done) => {
     const state = request.gateway;
-    if (state === null || state.key === undefined || state.recorded) return;
-    state.recorded = true;
-    deps.usage.record(usageRecordFrom(request, reply.statusCode, state.errorCode));
+    if (state !== null && state.key !== undefined && !state.recorded) {
+      state.recorded = true;
+      deps.usage.record(usageRecordFrom(request, reply.statusCode, state.errorCode));
+    }
+    done();
   });
-  app.addHook('onError', async (request, _reply, error) => {
+  app.addHook('onError', (request, _reply, error, done) => {
     if (request.gateway !== null) request.gateway.errorCode = error instanceof GatewayError ? error.code : 'error';
+    done();
   });
 
   registerChatCompletions(app, deps);

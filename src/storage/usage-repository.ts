@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database, NewUsageRecord, UsageRecordRow } from './schema.js';
 
 export interface UsageQuery {
@@ -9,16 +9,59 @@ export interface UsageQuery {
   readonly limit?: number;
 }
 
+/** Every column of a usage record, in the order a batch INSERT lists them. */
+const USAGE_COLUMNS = [
+  'id',
+  'created_at',
+  'owner_id',
+  'key_id',
+  'router_id',
+  'model',
+  'status',
+  'error_code',
+  'streamed',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cost_usd',
+  'latency_ms',
+  'carbon_grams',
+  'attempts',
+] as const satisfies readonly (keyof NewUsageRecord)[];
+
+/** A record's values in USAGE_COLUMNS order (a column left out is NULL, as every optional column defaults to). */
+function pushValues(values: unknown[], record: NewUsageRecord): void {
+  for (const column of USAGE_COLUMNS) values.push(record[column] ?? null);
+}
+
 export function createUsageRepository(db: Kysely<Database>) {
+  /**
+   * The INSERT of a batch of n rows, compiled by Kysely for this dialect once per n: building and compiling
+   * 50 rows × 16 columns of query nodes cost about 3 µs a record, more than the rows' own parameters.
+   */
+  const batchSql = new Map<number, string>();
   return {
     /** Inserts a batch; a record already written (same request id) is skipped, never counted twice. */
     async insertMany(records: readonly NewUsageRecord[]): Promise<void> {
       if (records.length === 0) return;
-      await db
+      const values: unknown[] = [];
+      for (const record of records) pushValues(values, record);
+      const known = batchSql.get(records.length);
+      if (known !== undefined) {
+        await db.executeQuery(CompiledQuery.raw(known, values));
+        return;
+      }
+      const rows = records.map((record) => Object.fromEntries(USAGE_COLUMNS.map((column) => [column, record[column] ?? null])) as NewUsageRecord);
+      const compiled = db
         .insertInto('usage_records')
-        .values(records as NewUsageRecord[])
+        .values(rows)
         .onConflict((conflict) => conflict.column('id').doNothing())
-        .execute();
+        .compile();
+      // Kept only when its parameters are exactly the values in USAGE_COLUMNS order, as later batches pass them.
+      if (compiled.parameters.length === values.length && compiled.parameters.every((parameter, index) => parameter === values[index])) {
+        batchSql.set(records.length, compiled.sql);
+      }
+      await db.executeQuery(compiled);
     },
     list(query: UsageQuery = {}): Promise<UsageRecordRow[]> {
       let select = db.selectFrom('usage_records').selectAll();

@@ -49,8 +49,10 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
     modelId,
 
     async generate(request: ChatRequest, options: CallOptions): Promise<ChatResult> {
-      const body = { ...request, ...modelField, stream: false };
-      delete (body as { stream_options?: unknown }).stream_options;
+      // stream_options left out by destructuring, not `delete`: a deleted property turns the object into a slow
+      // dictionary for JSON.stringify.
+      const { stream_options: _streamOptions, ...rest } = request;
+      const body = { ...rest, ...modelField, stream: false };
       const response = await postJson(settings.http, provider, url, headers, body, options.signal);
       let text: string;
       try {
