@@ -76,7 +76,7 @@ async function streamAgent(
   const encoder = createOpenAIStreamEncoder<AgentMeta>(options, stream.model, options.includeUsage);
   const events = openEventStream(request, reply, stream.model.id);
   await events.write(encoder.start());
-  const { generated, finishReason, usage, failure } = await relayParts(stream.parts, (part) => encoder.part(part), events, "The final step's stream");
+  const { generated, finishReason, usage, failure } = await relayParts(stream.parts, (part) => encoder.part(part), events, "The final step's stream", true);
   const meta = await run.finish({ generatedText: generated, usage, failure });
   if (failure !== undefined) {
     const withExecution = new GatewayError(failure.status, failure.type, failure.code, failure.message, { details: { execution_id: meta.execution_id } });

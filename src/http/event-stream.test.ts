@@ -76,8 +76,34 @@ describe('relayParts', () => {
     client.drain();
     const result = await relayed;
     assert.deepEqual(client.written.slice(4), ['data: !\n\n'], 'what waited is written before the end');
-    assert.deepEqual(result, { generated: 'Hello there!', finishReason: 'stop', usage: { promptTokens: 3, completionTokens: 2, estimated: false }, failure: undefined });
+    // The provider counted: the text is not kept for the tokenizer.
+    assert.deepEqual(result, { generated: '', finishReason: 'stop', usage: { promptTokens: 3, completionTokens: 2, estimated: false }, failure: undefined });
     assert.deepEqual(client.flushes, [1], 'only the first part is sent ahead');
+  });
+
+  it('keeps the text after the usage when asked to (an agent stores its output)', async () => {
+    const { channel } = upstream();
+    const relayed = relayParts(channel, encode, fakeClient(1_000).stream, 'The stream', true);
+    channel.push({ type: 'text-delta', text: 'Hel' });
+    channel.push({ type: 'usage', usage: { promptTokens: 3, completionTokens: 2, estimated: false } });
+    channel.push({ type: 'text-delta', text: 'lo' });
+    channel.end();
+    assert.equal((await relayed).generated, 'Hello');
+  });
+
+  it('keeps the whole generated text, every piece in order, when the provider sends no usage', async () => {
+    const { channel } = upstream();
+    const relayed = relayParts(channel, encode, fakeClient(1_000).stream, 'The stream');
+    const pieces = Array.from({ length: 50 }, (_, index) => `${index}é `);
+    for (const text of pieces) {
+      channel.push({ type: 'text-delta', text });
+      channel.endBatch();
+    }
+    channel.push({ type: 'tool-call-delta', index: 0, id: 'call_1', name: 'lookup', argumentsDelta: '{"q":1}' });
+    channel.end();
+    const result = await relayed;
+    assert.equal(result.generated, `${pieces.join('')}lookup{"q":1}`);
+    assert.equal(result.usage, undefined);
   });
 
   it('returns a break after the start as a failure: 499 when the client went away, 502 otherwise', async () => {

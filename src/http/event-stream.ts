@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../lib/errors.js';
 import { UpstreamError, type FinishReason, type StreamPart, type Usage } from '../providers/contract.js';
+import { flattenString } from '../lib/flat-string.js';
 import type { PartStream } from '../providers/part-stream.js';
 
 /**
@@ -38,6 +39,9 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, mo
     'x-request-id': request.id,
     'x-modelport-model': modelId,
   });
+  // Node keeps the head it built (res._header) for the whole response, as a rope of about 50 pieces.
+  const head = (raw as unknown as { _header?: unknown })._header;
+  if (typeof head === 'string') flattenString(head);
   // Once the head is out, events go to the socket with their chunk framing done here: a ServerResponse.write
   // corks the socket until the end of the tick and queues four writes (size, CRLF, data, CRLF), each an object
   // that a held stream's chunks would leave to be promoted (docs/performance.md, Memory of held streams).
@@ -83,7 +87,10 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, mo
 
 /** What a relayed stream produced, for accounting and its last events. */
 export interface RelayedStream {
-  /** The answer's text (and tool-call names and arguments), for counting tokens when the provider gives none. */
+  /**
+   * The answer's text (and tool-call names and arguments), for counting tokens when the provider gives none:
+   * empty once it gave usage, unless the caller keeps the text (`keepText`).
+   */
   readonly generated: string;
   /** `stop` when the upstream sent no finish part. */
   readonly finishReason: FinishReason;
@@ -92,21 +99,42 @@ export interface RelayedStream {
   readonly failure: GatewayError | undefined;
 }
 
+/** How many appended parts the generated text may hold as a rope before it is flattened. */
+const FLATTEN_EVERY = 16;
+
 /**
  * Writes every part as it arrives, the queued first one included, straight from
  * the upstream's data event (no promise per part: part-stream.ts says why), the
  * parts of one upstream read in one write. A client that cannot take more
  * pauses the upstream until it drained. A break after the start cannot be a
  * JSON error any more: it is returned, for the caller to end the stream with an
- * error event. `subject` names the stream in that error.
+ * error event. `subject` names the stream in that error. `keepText`: the whole
+ * text is returned even when the provider counted it (an agent's output).
  */
-export function relayParts(parts: PartStream, encode: (part: StreamPart) => readonly string[], stream: EventStream, subject: string): Promise<RelayedStream> {
+export function relayParts(
+  parts: PartStream,
+  encode: (part: StreamPart) => readonly string[],
+  stream: EventStream,
+  subject: string,
+  keepText = false,
+): Promise<RelayedStream> {
   let generated = '';
+  /** Pieces appended to `generated` since it was last flattened (a held stream keeps it: flat-string.ts). */
+  let pieces = 0;
   let finishReason: FinishReason = 'stop';
   let usage: Usage | undefined;
   let firstSent = false;
   /** Events of the current batch (one upstream read), written together at its end. */
   let pending: string | undefined;
+  const append = (text: string) => {
+    if (usage !== undefined && !keepText) return;
+    generated += text;
+    pieces += 1;
+    if (pieces === FLATTEN_EVERY) {
+      pieces = 0;
+      flattenString(generated);
+    }
+  };
   const resume = () => parts.resume();
   const write = (data: string) => {
     if (!stream.send([data])) {
@@ -123,10 +151,14 @@ export function relayParts(parts: PartStream, encode: (part: StreamPart) => read
   return new Promise((resolve) => {
     parts.pipe({
       part(part) {
-        if (part.type === 'text-delta' || part.type === 'refusal-delta') generated += part.text;
-        else if (part.type === 'tool-call-delta') generated += (part.name ?? '') + part.argumentsDelta;
+        // The text is counted only when the provider sends no usage: once it has, none is kept (unless asked).
+        if (part.type === 'text-delta' || part.type === 'refusal-delta') append(part.text);
+        else if (part.type === 'tool-call-delta') append((part.name ?? '') + part.argumentsDelta);
         else if (part.type === 'finish') finishReason = part.finishReason;
-        else usage = part.usage;
+        else {
+          usage = part.usage;
+          if (!keepText) generated = '';
+        }
         const events = encode(part);
         if (events.length === 0) return;
         const data = events.length === 1 ? (events[0] as string) : events.join('');

@@ -7,6 +7,7 @@ import { createRandomTokenSource } from '../lib/random-id.js';
 import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
+import { requestLoggerFactory } from './request-logger.js';
 import { routerApi } from './router-api.js';
 import { dashboardApi } from './dashboard/dashboard-api.js';
 import { DEFAULT_WEB_ROOT, staticSite } from './dashboard/static-site.js';
@@ -37,6 +38,8 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     loggerInstance: deps.logger,
     // One line per request is written by our onResponse hook instead (no headers, so no keys).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    // request.log becomes a pino child only when the request writes a line (request-logger.ts).
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: deps.settings.bodyLimitBytes,
     trustProxy,
     genReqId: () => `req_${randomToken(12)}`,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '../lib/errors.js';
+import { flattenString } from '../lib/flat-string.js';
 import type { LimitKind, LimiterRejections } from '../observability/metrics.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
@@ -71,7 +72,8 @@ export function createRateLimits(store: WindowStore, settings: RateLimitSettings
 
   return {
     async admitRequest(key) {
-      const id = randomUUID();
+      // Node builds the UUID from 16 pieces; the ticket (and a concurrency slot) keeps it for the request's life.
+      const id = flattenString(randomUUID());
       const rpm = check(`key:${key.id}:rpm`, key.rpmLimit ?? settings.defaultRpm);
       const checks = [rpm, ...(key.maxConcurrency === undefined ? [] : [check(`key:${key.id}:inflight`, key.maxConcurrency, 1, leaseMs)])];
       const admission = await store.admit(id, checks, now());

@@ -1,5 +1,6 @@
 import { parseModelRef } from './catalog.js';
 import { GatewayError, errors } from '../lib/errors.js';
+import { flattenString } from '../lib/flat-string.js';
 import type { ChatRequest } from '../providers/contract.js';
 import type { ModelCatalog, ModelInfo } from './catalog.js';
 import type { ModelHealthView, RouterSettings } from './routing-contract.js';
@@ -134,7 +135,8 @@ export function routingMeta(plan: RoutePlan): RoutingMeta {
       model: entry.candidate.model.id,
       rank: index + 1,
       score: significant(entry.score),
-      reason: entry.reason,
+      // Kept with the request until its end (`_meta`); built by concatenation, it would be a rope (flat-string.ts).
+      reason: flattenString(entry.reason),
       expectedCostUsd: entry.candidate.expectedCostUsd,
       expectedLatencyMs: Math.round(entry.candidate.expectedLatencyMs * 10) / 10,
       expectedCarbonGrams: entry.candidate.expectedCarbonGrams,
