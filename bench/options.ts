@@ -23,6 +23,8 @@ export interface BenchOptions {
   readonly settleS: number;
   /** The gateway's LOG_LEVEL. `info` writes one log line per request. @default "warn" */
   readonly logLevel: string;
+  /** More of the gateway's environment, as `NAME=value` (e.g. MODELPORT_HEAP_GROWING_PERCENT=0). @default {} */
+  readonly gatewayEnv: Readonly<Record<string, string>>;
   /** Run the gateway under `node --cpu-prof` and summarise its hottest functions. @default false */
   readonly cpuProfile: boolean;
   /** Run `npm run build` even when dist/ exists. @default false */
@@ -49,6 +51,7 @@ const HELP = `npm run bench [-- options]
   --settle <s>            also read the idle RSS this long after the last phase
                           (BENCH_SETTLE_S, default 0: only the 2 s reading)
   --log-level <level>     the gateway's LOG_LEVEL              (BENCH_LOG_LEVEL, default warn)
+  --gateway-env <N=v,…>   more of the gateway's environment    (BENCH_GATEWAY_ENV, e.g. MODELPORT_HEAP_GROWING_PERCENT=0)
   --cpu-prof              profile the gateway (node --cpu-prof) (BENCH_CPU_PROF=1)
   --build                 npm run build first even if dist/ exists
   --results-dir <dir>     where results go                     (BENCH_RESULTS_DIR, default bench/results)
@@ -88,6 +91,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
         hold: { type: 'string' },
         settle: { type: 'string' },
         'log-level': { type: 'string' },
+        'gateway-env': { type: 'string' },
         'cpu-prof': { type: 'boolean', default: false },
         build: { type: 'boolean', default: false },
         'results-dir': { type: 'string' },
@@ -117,6 +121,14 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     throw new BenchOptionsError(`BENCH_LOG_LEVEL must be a pino level, not "${logLevel}".`);
   }
 
+  const gatewayEnv: Record<string, string> = {};
+  for (const entry of (flags['gateway-env'] ?? env.BENCH_GATEWAY_ENV ?? '').split(',')) {
+    if (entry.trim() === '') continue;
+    const match = /^\s*([A-Z_][A-Z0-9_]*)=(.*)$/.exec(entry);
+    if (match === null) throw new BenchOptionsError(`BENCH_GATEWAY_ENV takes NAME=value entries, not "${entry}".`);
+    gatewayEnv[match[1]!] = match[2]!.trim();
+  }
+
   return {
     light,
     durationS: number('BENCH_DURATION_S', flags.duration ?? env.BENCH_DURATION_S, light ? 1 : 10, 0.5, 600),
@@ -129,6 +141,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     settleS: number('BENCH_SETTLE_S', flags.settle ?? env.BENCH_SETTLE_S, 0, 0, 600),
     streamChunks: Math.round(number('BENCH_STREAM_CHUNKS', env.BENCH_STREAM_CHUNKS, 16, 1, 1000)),
     logLevel,
+    gatewayEnv,
     cpuProfile: flags['cpu-prof'] === true || flagOn(env.BENCH_CPU_PROF),
     build: flags.build === true,
     resultsDir: flags['results-dir'] ?? env.BENCH_RESULTS_DIR ?? 'bench/results',

@@ -80,6 +80,7 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
   const extraEnv: Record<string, string> = {
     ...(postgres === undefined ? {} : { MODELPORT_SECRET_KEY: randomBytes(32).toString('base64') }),
     ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl, MODELPORT_REDIS_PREFIX: `bench-${randomBytes(6).toString('hex')}:` }),
+    ...options.gatewayEnv,
   };
   if (postgres !== undefined || options.redisUrl !== undefined) log(`gateway on ${options.database}${options.redisUrl === undefined ? '' : ' + Redis'}`);
   try {

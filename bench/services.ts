@@ -117,7 +117,8 @@ export async function startGateway(root: string, settings: GatewaySettings): Pro
   });
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttpOk(child, `${origin}/healthz`, 30_000);
-  const shown = ['DATABASE_URL', 'PORT', 'LOG_LEVEL', 'MODELPORT_BOOTSTRAP', 'OPENAI_BASE_URL', 'OPENAI_API_KEY', 'MODELPORT_DEFAULT_RPM'] as const;
-  const command = `${shown.map((name) => `${name}=${env[name]}`).join(' ')} node ${args.join(' ')}`;
+  const extra = Object.keys(settings.extraEnv ?? {}).filter((name) => name !== 'MODELPORT_SECRET_KEY');
+  const shown = ['DATABASE_URL', 'PORT', 'LOG_LEVEL', 'MODELPORT_BOOTSTRAP', 'OPENAI_BASE_URL', 'OPENAI_API_KEY', 'MODELPORT_DEFAULT_RPM', ...extra];
+  const command = `${shown.map((name) => `${name}=${(env as Record<string, string | undefined>)[name]}`).join(' ')} node ${args.join(' ')}`;
   return { child, origin, command };
 }
