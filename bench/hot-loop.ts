@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { chatRequestBody } from './chat-request.js';
 import { stopAllChildren } from './child-processes.js';
 import { saturate, type LoadTarget } from './load.js';
 import { measureProcesses } from './process-stats.js';
@@ -44,14 +45,7 @@ async function main(): Promise<void> {
       name: 'gateway',
       url: `${gateway.origin}/api/router/v1/chat/completions`,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.apiKey}` },
-      body: JSON.stringify({
-        model: tenant.routerId,
-        messages: [
-          { role: 'system', content: 'You are a helpful assistant.' },
-          { role: 'user', content: 'Say hello in one short sentence.' },
-        ],
-        max_tokens: 64,
-      }),
+      body: chatRequestBody(tenant.routerId),
     };
     await saturate(target, connections, 2);
     const perRequest: number[] = [];

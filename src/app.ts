@@ -146,7 +146,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     agents: repositories.agents,
     executions: repositories.agentExecutions,
     routerExists: async (ownerId, routerId) => (await repositories.routers.findById(routerId))?.ownerId === ownerId,
-    catalogFor: (ownerId) => ownerCatalogs.forOwner(ownerId),
+    catalogFor: async (ownerId) => ownerCatalogs.forOwner(ownerId),
     limits: config.agentLimits,
     runtime: {
       ownerCatalogs,

@@ -22,7 +22,7 @@ export function createAgentAdmin(
     agents: repositories.agents,
     executions: repositories.agentExecutions,
     routerExists: async (ownerId, routerId) => (await repositories.routers.findById(routerId))?.ownerId === ownerId,
-    catalogFor: (ownerId) => catalogs.forOwner(ownerId),
+    catalogFor: async (ownerId) => catalogs.forOwner(ownerId),
     limits,
   });
   const owned = async <T>(email: string, action: (ownerId: string) => Promise<T>): Promise<T> => {

@@ -9,13 +9,14 @@ import { callRoute, prepareRoute, streamRoute, toolCallText, type PreparedRoute,
 import type { AgentExecutionsRepository, StepRecord } from '../storage/agent-executions-repository.js';
 import type { AgentRecord } from '../storage/agents-repository.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
+import type { RouterDirectory } from '../routing/router-directory.js';
 import type { AgentPlan, PlannedStep } from './agent-definition.js';
 import { runSchedule } from './agent-scheduler.js';
 import { renderTemplate, TemplateError, type TemplateValues } from './agent-template.js';
 
 /** What running agents needs: the routing engine's dependencies, routers, usage and execution records. */
 export interface AgentRuntime extends RouteCallDependencies {
-  readonly routers: { find(id: string): Promise<RouterRecord | undefined> };
+  readonly routers: Pick<RouterDirectory, 'find'>;
   readonly usage: Pick<UsageRecorder, 'record'>;
   readonly executions: AgentExecutionsRepository;
   /** Spend caps of the key and of each step's router: checked before every step, charged after it. */

@@ -1,11 +1,15 @@
 import { errors } from '../lib/errors.js';
 import type { ApiKeyRecord, ApiKeysRepository } from '../storage/api-keys-repository.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import { createPromiseCache } from '../lib/promise-cache.js';
 
 export interface KeyAuthenticator {
-  /** The key's record, or throws 401 `invalid_api_key`. Never logs or keeps the key itself. */
-  authenticate(token: string | undefined): Promise<ApiKeyRecord>;
+  /**
+   * The key's record, or throws 401 `invalid_api_key`. Never logs or keeps the key itself.
+   * A cached key is answered synchronously (a malformed one throws at once); a miss returns a promise.
+   */
+  authenticate(token: string | undefined): MaybePromise<ApiKeyRecord>;
   invalidate(): void;
 }
 
@@ -17,18 +21,19 @@ export interface KeyAuthenticator {
 export function createKeyAuthenticator(apiKeys: ApiKeysRepository, now: () => number): KeyAuthenticator {
   const cache = createPromiseCache<string, ApiKeyRecord | undefined>(50_000, (hash) => apiKeys.findByHash(hash));
   return {
-    async authenticate(token) {
+    authenticate(token) {
       if (token === undefined) throw errors.invalidApiKey('Missing API key. Pass it as "Authorization: Bearer mp_...".');
       if (!isWellFormedApiKey(token)) {
         throw errors.invalidApiKey(
           token.startsWith('mp_') ? 'Invalid API key: a key is "mp_" followed by 32 to 128 letters and digits.' : 'Invalid API key: API keys start with "mp_".',
         );
       }
-      const record = await cache.get(hashApiKey(token));
-      if (record === undefined) throw errors.invalidApiKey('Invalid API key.');
-      if (record.revokedAt !== undefined) throw errors.invalidApiKey('This API key has been revoked.');
-      if (record.expiresAt !== undefined && record.expiresAt <= now()) throw errors.invalidApiKey('This API key has expired.');
-      return record;
+      return thenMaybe(cache.get(hashApiKey(token)), (record) => {
+        if (record === undefined) throw errors.invalidApiKey('Invalid API key.');
+        if (record.revokedAt !== undefined) throw errors.invalidApiKey('This API key has been revoked.');
+        if (record.expiresAt !== undefined && record.expiresAt <= now()) throw errors.invalidApiKey('This API key has expired.');
+        return record;
+      });
     },
     invalidate: () => cache.clear(),
   };

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { chargeQuietly } from '../limits/budget-guard.js';
 import { GatewayError, errors } from '../lib/errors.js';
+import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import type { ChatRequest, ChatResult, Usage } from '../providers/contract.js';
 import type { ModelResolver } from '../providers/registry.js';
 import type { ModelInfo } from '../routing/catalog.js';
@@ -67,18 +68,26 @@ export function requireBody(request: FastifyRequest, _reply: FastifyReply, done:
  */
 export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyReply, input: RoutedCallInput, deps: AppDependencies): Promise<RoutedRequest> {
   // Everything that makes the request itself invalid (400) is found before the router is looked up (404/403).
+  // Each step below answers synchronously when its data is cached (the usual request) and is awaited only when it
+  // returns a promise: an await of a plain value still costs a microtask turn.
   checkMessages(input.chatRequest);
-  const router = await resolveRouter(request, input.bodyModel, deps);
+  const found = resolveRouter(request, input.bodyModel, deps);
+  const router = found instanceof Promise ? await found : found;
   // Budgets (429 insufficient_quota) before any model is called; a request admitted here always completes.
-  if (request.gateway.key !== undefined) await deps.budgets?.check({ keyId: request.gateway.key.id, routerId: router.id });
-  const plan = await prepareRoute(router, input.chatRequest, deps);
+  if (request.gateway.key !== undefined) {
+    const checked = deps.budgets?.check({ keyId: request.gateway.key.id, routerId: router.id });
+    if (checked instanceof Promise) await checked;
+  }
+  const prepared = prepareRoute(router, input.chatRequest, deps);
+  const plan = prepared instanceof Promise ? await prepared : prepared;
   void reply.header('x-modelport-router-decision', plan.strategy);
   // Tokens per minute (the prompt plus max_tokens, corrected when the call ends) and the router's own limits.
   const ticket = request.gateway.rateTicket;
   const key = request.gateway.key;
   if (ticket !== undefined && key !== undefined) {
     const maxTokens = input.chatRequest.max_completion_tokens ?? input.chatRequest.max_tokens ?? 0;
-    void reply.headers(await deps.rateLimiter.admitRouted(ticket, key, router, plan.estimatedPromptTokens + maxTokens));
+    const admitted = deps.rateLimiter.admitRouted(ticket, key, router, plan.estimatedPromptTokens + maxTokens);
+    void reply.headers(admitted instanceof Promise ? await admitted : admitted);
   }
 
   const abort = new AbortController();
@@ -120,22 +129,24 @@ export async function runRoutedCall<T>(request: FastifyRequest, routed: RoutedRe
   }
 }
 
-async function resolveRouter(request: FastifyRequest, bodyModel: string | null | undefined, deps: AppDependencies): Promise<RouterRecord> {
+/** The request's router, checked against the key (404/403); synchronous on a cache hit. */
+function resolveRouter(request: FastifyRequest, bodyModel: string | null | undefined, deps: AppDependencies): MaybePromise<RouterRecord> {
   const pathRouter = (request.params as { routerId?: string }).routerId;
   // The path wins over the body (spec 4.1 rule 2).
   const target = pathRouter ?? bodyModel ?? undefined;
   if (target === undefined || target === '') throw errors.routerRequired();
   if (target.startsWith('agent:')) throw errors.agentNotFound(target.slice('agent:'.length));
   // Lookups (misses included) are cached by id: a megabyte-long "id" must not become a cache key.
-  const router = target.length <= MAX_ROUTER_ID_LENGTH ? await deps.routers.find(target) : undefined;
-  if (router === undefined) throw errors.routerNotFound(target);
-  const key = request.gateway.key;
-  if (key === undefined) throw errors.invalidApiKey();
-  if (router.ownerId !== key.ownerId || (key.routerIds !== undefined && !key.routerIds.includes(router.id))) {
-    throw errors.routerAccessDenied(target);
-  }
-  request.gateway.routerId = router.id;
-  return router;
+  return thenMaybe(target.length <= MAX_ROUTER_ID_LENGTH ? deps.routers.find(target) : undefined, (router) => {
+    if (router === undefined) throw errors.routerNotFound(target);
+    const key = request.gateway.key;
+    if (key === undefined) throw errors.invalidApiKey();
+    if (router.ownerId !== key.ownerId || (key.routerIds !== undefined && !key.routerIds.includes(router.id))) {
+      throw errors.routerAccessDenied(target);
+    }
+    request.gateway.routerId = router.id;
+    return router;
+  });
 }
 
 /** What the schema cannot say: which roles need content, and tool messages' ids. */
@@ -179,7 +190,8 @@ export async function completeRoutedCall(request: FastifyRequest, reply: Fastify
   state.carbonGrams = account.carbonGrams;
   state.attempts = outcome.attempts.length;
   // Charged before the answer leaves, so the client's next request (to any instance) sees it.
-  await chargeQuietly(deps.budgets, state.key?.id, routed.router.id, account.costUsd, (error) => request.log.warn({ err: error }, 'budget charge failed'));
+  const charged = chargeQuietly(deps.budgets, state.key?.id, routed.router.id, account.costUsd, (error) => request.log.warn({ err: error }, 'budget charge failed'));
+  if (charged instanceof Promise) await charged;
   const meta: RouterMeta = {
     modelUsed: outcome.model.id,
     cost: account.costUsd,

@@ -1,6 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readBearerToken } from '../auth/api-key-format.js';
 import { errors, GatewayError } from '../lib/errors.js';
+import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
+import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import { agentsApi } from './agents-api.js';
 import { anthropicMessagesApi } from './anthropic/messages-route.js';
 import { registerChatCompletions } from './chat-completions-route.js';
@@ -27,20 +29,31 @@ declare module 'fastify' {
 export async function routerApi(app: FastifyInstance, deps: AppDependencies): Promise<void> {
   app.decorateRequest('gateway', null as never);
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** Rate limits (docs/limits.md): requests per minute and requests in flight now; tokens and the router's limits once the body is read. */
+  const admit = (request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord): MaybePromise<void> => {
+    request.gateway.key = key;
+    return thenMaybe(deps.rateLimiter.admitRequest(key), (ticket) => {
+      request.gateway.rateTicket = ticket;
+      // 'close' comes for every answer, streamed or not, and for clients that leave: the slot is always freed.
+      reply.raw.once('close', () => {
+        deps.rateLimiter.finish(ticket, request.gateway.promptTokens + request.gateway.completionTokens);
+      });
+      void reply.headers(ticket.headers);
+    });
+  };
+
+  // Synchronous (done) when the key is cached and the rate limits are in process, the usual case: no promise layer.
+  app.addHook('onRequest', (request, reply, done) => {
     request.gateway = createRequestState(performance.now());
     void reply.header('x-request-id', request.id);
-    if (deps.settings.requireHttps && request.protocol !== 'https') throw errors.httpsRequired();
-    const key = await deps.authenticator.authenticate(readApiKey(request));
-    request.gateway.key = key;
-    // Rate limits (docs/limits.md): requests per minute and requests in flight now; tokens and the router's limits once the body is read.
-    const ticket = await deps.rateLimiter.admitRequest(key);
-    request.gateway.rateTicket = ticket;
-    // 'close' comes for every answer, streamed or not, and for clients that leave: the slot is always freed.
-    reply.raw.once('close', () => {
-      deps.rateLimiter.finish(ticket, request.gateway.promptTokens + request.gateway.completionTokens);
-    });
-    void reply.headers(ticket.headers);
+    try {
+      if (deps.settings.requireHttps && request.protocol !== 'https') throw errors.httpsRequired();
+      const admitted = thenMaybe(deps.authenticator.authenticate(readApiKey(request)), (key) => admit(request, reply, key));
+      if (admitted instanceof Promise) admitted.then(() => done(), (error: Error) => done(error));
+      else done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
 
   // One usage record per authenticated request, failures included (streams record their own).

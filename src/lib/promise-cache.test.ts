@@ -24,11 +24,24 @@ describe('promise cache', () => {
       if (fail) throw new Error('database down');
       return loads;
     });
-    await assert.rejects(cache.get('a'));
+    await assert.rejects(async () => cache.get('a'));
     fail = false;
     assert.equal(await cache.get('a'), 2);
     cache.clear();
     assert.equal(await cache.get('a'), 3);
+  });
+
+  it('answers a loaded entry with the value itself, and a pending one with the shared promise', async () => {
+    const cache = createPromiseCache<string, string | undefined>(10, async (key) => (key === 'known' ? 'value' : undefined));
+    const first = cache.get('known');
+    assert.ok(first instanceof Promise, 'a miss is a promise');
+    assert.equal(cache.get('known'), first, 'a second call while loading shares the load');
+    assert.equal(await first, 'value');
+    assert.equal(cache.get('known'), 'value', 'a hit is the value, not a promise');
+    await cache.get('missing');
+    assert.equal(cache.get('missing'), undefined, '"not found" is cached and answered synchronously too');
+    cache.clear();
+    assert.ok(cache.get('known') instanceof Promise, 'clear() forgets loaded entries');
   });
 
   it('stays bounded', async () => {

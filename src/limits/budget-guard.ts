@@ -1,5 +1,6 @@
 import { errors } from '../lib/errors.js';
 import type { LimiterRejections } from '../observability/metrics.js';
+import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import { createPromiseCache } from '../lib/promise-cache.js';
 import type { BudgetRecord, BudgetsRepository, BudgetSubjectKind } from '../storage/budgets-repository.js';
 import { periodEnd } from './budget-period.js';
@@ -12,10 +13,13 @@ export interface BudgetSubjects {
 }
 
 export interface BudgetGuard {
-  /** Before the call: throws 429 `insufficient_quota` when the key's or the router's budget for the period is spent. */
-  check(subjects: BudgetSubjects): Promise<void>;
-  /** After the call: adds its real cost to the key's and the router's budgets (those that have one). */
-  charge(keyId: string | null, routerId: string | null, costUsd: number): Promise<void>;
+  /**
+   * Before the call: throws 429 `insufficient_quota` when the key's or the router's budget for the period is spent.
+   * Synchronous (no promise) when neither has a budget and both lookups are cached: the common request.
+   */
+  check(subjects: BudgetSubjects): MaybePromise<void>;
+  /** After the call: adds its real cost to the key's and the router's budgets (those that have one); synchronous like `check` when there are none. */
+  charge(keyId: string | null, routerId: string | null, costUsd: number): MaybePromise<void>;
   /** Forgets cached budgets (the change watcher calls it). */
   invalidate(): void;
 }
@@ -44,6 +48,13 @@ export function createBudgetGuard(options: BudgetGuardOptions): BudgetGuard {
     return budgets.find(kind, id);
   });
   const budgetOf = (kind: BudgetSubjectKind, id: string) => cache.get(`${kind}\u0000${id}`);
+  type Budgets = readonly [BudgetRecord | undefined, BudgetRecord | undefined];
+  /** The key's and the router's budgets: a pair now when both are cached, a promise of it otherwise. */
+  const budgetsOf = (keyId: string | null, routerId: string | null): MaybePromise<Budgets> => {
+    const keyBudget = keyId === null ? undefined : budgetOf('key', keyId);
+    const routerBudget = routerId === null ? undefined : budgetOf('router', routerId);
+    return keyBudget instanceof Promise || routerBudget instanceof Promise ? Promise.all([keyBudget, routerBudget]) : [keyBudget, routerBudget];
+  };
 
   const checkOne = async (budget: BudgetRecord | undefined, at: number): Promise<void> => {
     if (budget === undefined) return;
@@ -60,21 +71,24 @@ export function createBudgetGuard(options: BudgetGuardOptions): BudgetGuard {
     );
   };
 
+  const checkBoth = async (keyBudget: BudgetRecord | undefined, routerBudget: BudgetRecord | undefined, at: number): Promise<void> => {
+    await checkOne(keyBudget, at);
+    await checkOne(routerBudget, at);
+  };
+
   return {
-    async check({ keyId, routerId }) {
-      const [keyBudget, routerBudget] = await Promise.all([budgetOf('key', keyId), budgetOf('router', routerId)]);
-      if (keyBudget === undefined && routerBudget === undefined) return;
-      const at = now();
-      await checkOne(keyBudget, at);
-      await checkOne(routerBudget, at);
+    check({ keyId, routerId }) {
+      return thenMaybe(budgetsOf(keyId, routerId), ([keyBudget, routerBudget]) =>
+        keyBudget === undefined && routerBudget === undefined ? undefined : checkBoth(keyBudget, routerBudget, now()),
+      );
     },
-    async charge(keyId, routerId, costUsd) {
+    charge(keyId, routerId, costUsd) {
       if (!(costUsd > 0)) return;
       const at = now();
-      const owed = await Promise.all([keyId === null ? undefined : budgetOf('key', keyId), routerId === null ? undefined : budgetOf('router', routerId)]);
-      await Promise.all(
-        owed.map((budget) => (budget === undefined ? undefined : spend.charge({ kind: budget.subjectKind, id: budget.subjectId }, budget.period, costUsd, at))),
-      );
+      return thenMaybe(budgetsOf(keyId, routerId), (owed) => {
+        const charges = owed.flatMap((budget) => (budget === undefined ? [] : [spend.charge({ kind: budget.subjectKind, id: budget.subjectId }, budget.period, costUsd, at)]));
+        return charges.length === 0 ? undefined : Promise.all(charges).then(() => undefined);
+      });
     },
     invalidate: () => cache.clear(),
   };
@@ -87,12 +101,15 @@ function formatUsd(amount: number): string {
 /**
  * Charges a finished call's cost and never throws: a charge that fails is
  * reported and the request still completes (its usage record re-seeds counters).
+ * A promise only when there is something to wait for (a budget to charge, or a lookup not yet cached).
  */
-export async function chargeQuietly(guard: BudgetGuard | undefined, keyId: string | undefined, routerId: string | undefined, costUsd: number, onError: (error: unknown) => void): Promise<void> {
+export function chargeQuietly(guard: BudgetGuard | undefined, keyId: string | undefined, routerId: string | undefined, costUsd: number, onError: (error: unknown) => void): MaybePromise<void> {
   if (guard === undefined || !(costUsd > 0)) return;
   try {
-    await guard.charge(keyId ?? null, routerId ?? null, costUsd);
+    const charged = guard.charge(keyId ?? null, routerId ?? null, costUsd);
+    return charged instanceof Promise ? charged.catch(onError) : undefined;
   } catch (error) {
     onError(error);
+    return undefined;
   }
 }

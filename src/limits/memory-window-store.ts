@@ -21,8 +21,11 @@ interface SubjectLog {
   readonly byId: Map<string, LogEntry>;
 }
 
-/** The in-process store, with what the fleet store needs besides (mirroring and replay). */
+/** The in-process store (synchronous), with what the fleet store needs besides (mirroring and replay). */
 export interface MemoryWindowStore extends WindowStore {
+  admit(id: string, checks: readonly WindowCheck[], now: number): WindowAdmission;
+  release(id: string, subjects: readonly string[]): void;
+  adjust(id: string, subject: string, weight: number): void;
   /** Adds the entry to every subject without checking (this instance's admissions made through Redis, kept for replay). */
   record(id: string, checks: readonly WindowCheck[], now: number): void;
   /** Every entry still inside its window: what this instance admitted, to replay into Redis. */
@@ -37,7 +40,7 @@ const COMPACT_AFTER = 1_024;
 /**
  * Sliding logs in this process's memory: the embedded default (no REDIS_URL),
  * and each instance's own record of its admissions for Redis outages.
- * Synchronous inside, so an admission is atomic; every operation is O(1)
+ * Synchronous, so an admission is atomic and costs no promise; every operation is O(1)
  * amortised in the log's length, except a release or an out-of-order insert.
  */
 export function createMemoryWindowStore(): MemoryWindowStore {
@@ -108,10 +111,8 @@ export function createMemoryWindowStore(): MemoryWindowStore {
   };
 
   return {
-    async admit(id, checks, now) {
-      return admitNow(id, checks, now);
-    },
-    async release(id, subjects) {
+    admit: admitNow,
+    release(id, subjects) {
       for (const subject of subjects) {
         const log = logs.get(subject);
         const entry = log?.byId.get(id);
@@ -120,7 +121,7 @@ export function createMemoryWindowStore(): MemoryWindowStore {
         if (log.byId.size === 0) logs.delete(subject);
       }
     },
-    async adjust(id, subject, weight) {
+    adjust(id, subject, weight) {
       const log = logs.get(subject);
       const entry = log?.byId.get(id);
       if (log === undefined || entry === undefined) return;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '../lib/errors.js';
 import { flattenString } from '../lib/flat-string.js';
+import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import type { LimitKind, LimiterRejections } from '../observability/metrics.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
@@ -43,10 +44,13 @@ export interface RateTicket {
  * checked safely.
  */
 export interface RateLimits {
-  /** At the request's start: the key's requests per minute and its concurrency cap. */
-  admitRequest(key: ApiKeyRecord): Promise<RateTicket>;
-  /** Once the router and the prompt are known: the key's tokens per minute and the router's limits. Returns the headers to add. */
-  admitRouted(ticket: RateTicket, key: ApiKeyRecord, router: RouterRecord, estimatedTokens: number): Promise<Record<string, string>>;
+  /**
+   * At the request's start: the key's requests per minute and its concurrency cap.
+   * Over the in-process store the answer (or the 429) comes synchronously; over Redis as a promise.
+   */
+  admitRequest(key: ApiKeyRecord): MaybePromise<RateTicket>;
+  /** Once the router and the prompt are known: the key's tokens per minute and the router's limits. Returns the headers to add (synchronously like admitRequest). */
+  admitRouted(ticket: RateTicket, key: ApiKeyRecord, router: RouterRecord, estimatedTokens: number): MaybePromise<Record<string, string>>;
   /** When the request ends: corrects token entries to the tokens really used and frees its concurrency slot. */
   finish(ticket: RateTicket, usedTokens: number | undefined): void;
 }
@@ -70,33 +74,45 @@ export function createRateLimits(store: WindowStore, settings: RateLimitSettings
     throw errors.rateLimited(message, { ...headers, ...(retry === undefined ? {} : { 'retry-after': String(retry) }) });
   };
 
+  /** A store operation whose failure is only reported; a promise only when the store answered with one. */
+  const quietly = (operation: () => MaybePromise<void>): MaybePromise<void> => {
+    try {
+      const done = operation();
+      return done instanceof Promise ? done.catch(onError) : undefined;
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
+  };
+
   return {
-    async admitRequest(key) {
+    admitRequest(key) {
       // Node builds the UUID from 16 pieces; the ticket (and a concurrency slot) keeps it for the request's life.
       const id = flattenString(randomUUID());
       const rpm = check(`key:${key.id}:rpm`, key.rpmLimit ?? settings.defaultRpm);
       const checks = [rpm, ...(key.maxConcurrency === undefined ? [] : [check(`key:${key.id}:inflight`, key.maxConcurrency, 1, leaseMs)])];
-      const admission = await store.admit(id, checks, now());
-      const headers = headersFor(admission.results, 'requests', `key:${key.id}:rpm`);
-      if (!admission.allowed) {
-        refuse(admission, (result) =>
-          result.subject.endsWith(':inflight')
-            ? `Too many requests in flight for this API key: at most ${result.limit} at once.`
-            : `Rate limit reached for this API key: ${result.limit} requests per minute.`,
-        headers);
-      }
-      return {
-        id,
-        keyId: key.id,
-        slots: key.maxConcurrency === undefined ? [] : [`key:${key.id}:inflight`],
-        tokenSubjects: [],
-        requestSubjects: [rpm.subject],
-        headers,
-        finished: false,
-      };
+      return thenMaybe(store.admit(id, checks, now()), (admission): RateTicket => {
+        const headers = headersFor(admission.results, 'requests', `key:${key.id}:rpm`);
+        if (!admission.allowed) {
+          refuse(admission, (result) =>
+            result.subject.endsWith(':inflight')
+              ? `Too many requests in flight for this API key: at most ${result.limit} at once.`
+              : `Rate limit reached for this API key: ${result.limit} requests per minute.`,
+          headers);
+        }
+        return {
+          id,
+          keyId: key.id,
+          slots: key.maxConcurrency === undefined ? [] : [`key:${key.id}:inflight`],
+          tokenSubjects: [],
+          requestSubjects: [rpm.subject],
+          headers,
+          finished: false,
+        };
+      });
     },
 
-    async admitRouted(ticket, key, router, estimatedTokens) {
+    admitRouted(ticket, key, router, estimatedTokens) {
       const tokens = Math.max(0, Math.ceil(estimatedTokens));
       const tpm = key.tpmLimit ?? settings.defaultTpm;
       const checks = [
@@ -105,33 +121,31 @@ export function createRateLimits(store: WindowStore, settings: RateLimitSettings
         ...(router.tpmLimit === undefined ? [] : [check(`router:${router.id}:tpm`, router.tpmLimit, tokens)]),
       ];
       if (checks.length === 0) return {};
-      const admission = await store.admit(ticket.id, checks, now());
-      const headers = {
-        ...(router.rpmLimit === undefined ? {} : headersFor(admission.results, 'requests', `router:${router.id}:rpm`, ticket.headers)),
-        ...headersFor(admission.results, 'tokens', tpm === undefined ? `router:${router.id}:tpm` : `key:${key.id}:tpm`),
-      };
-      if (!admission.allowed) {
-        // A refused request does not count against the key's requests either.
-        await store.release(ticket.id, ticket.requestSubjects).catch(onError);
-        refuse(admission, (result) => {
-          const owner = result.subject.startsWith('router:') ? `router ${router.id}` : 'this API key';
-          const unit = result.subject.endsWith(':tpm') ? 'tokens' : 'requests';
-          return Number.isFinite(result.retryAfterMs)
-            ? `Rate limit reached for ${owner}: ${result.limit} ${unit} per minute.`
-            : `Request too large for ${owner}: it needs about ${tokens} tokens, above the limit of ${result.limit} tokens per minute. Lower max_tokens or shorten the prompt.`;
-        }, { ...ticket.headers, ...headers });
-      }
-      ticket.tokenSubjects.push(...checks.filter((entry) => entry.subject.endsWith(':tpm')).map((entry) => entry.subject));
-      return headers;
+      return thenMaybe(store.admit(ticket.id, checks, now()), (admission): MaybePromise<Record<string, string>> => {
+        const headers = {
+          ...(router.rpmLimit === undefined ? {} : headersFor(admission.results, 'requests', `router:${router.id}:rpm`, ticket.headers)),
+          ...headersFor(admission.results, 'tokens', tpm === undefined ? `router:${router.id}:tpm` : `key:${key.id}:tpm`),
+        };
+        if (!admission.allowed) {
+          // A refused request does not count against the key's requests either (released before the 429 is thrown).
+          return thenMaybe(quietly(() => store.release(ticket.id, ticket.requestSubjects)), () => refuse(admission, (result) => {
+            const owner = result.subject.startsWith('router:') ? `router ${router.id}` : 'this API key';
+            const unit = result.subject.endsWith(':tpm') ? 'tokens' : 'requests';
+            return Number.isFinite(result.retryAfterMs)
+              ? `Rate limit reached for ${owner}: ${result.limit} ${unit} per minute.`
+              : `Request too large for ${owner}: it needs about ${tokens} tokens, above the limit of ${result.limit} tokens per minute. Lower max_tokens or shorten the prompt.`;
+          }, { ...ticket.headers, ...headers }));
+        }
+        ticket.tokenSubjects.push(...checks.filter((entry) => entry.subject.endsWith(':tpm')).map((entry) => entry.subject));
+        return headers;
+      });
     },
 
     finish(ticket, usedTokens) {
       if (ticket.finished) return;
       ticket.finished = true;
-      const work: Array<Promise<void>> = [];
-      if (ticket.slots.length > 0) work.push(store.release(ticket.id, ticket.slots));
-      if (usedTokens !== undefined) for (const subject of ticket.tokenSubjects) work.push(store.adjust(ticket.id, subject, Math.max(0, usedTokens)));
-      void Promise.all(work).catch(onError);
+      if (ticket.slots.length > 0) void quietly(() => store.release(ticket.id, ticket.slots));
+      if (usedTokens !== undefined) for (const subject of ticket.tokenSubjects) void quietly(() => store.adjust(ticket.id, subject, Math.max(0, usedTokens)));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { WindowAdmission, WindowEntry, WindowResult, WindowStore } from './window-store.js';
+import type { WindowAdmission, WindowCheck, WindowEntry, WindowResult, WindowStore } from './window-store.js';
 
 /**
  * The sliding log in Redis, shared by every instance: per subject a sorted set
@@ -149,7 +149,11 @@ interface SlidingLogCommands {
   modelportReplay(log: string, weights: string, sums: string, id: string, at: number, weight: number, now: number, windowMs: number): Promise<number>;
 }
 
+/** Every operation is a round trip to Redis: always a promise. */
 export interface RedisWindowStore extends WindowStore {
+  admit(id: string, checks: readonly WindowCheck[], now: number): Promise<WindowAdmission>;
+  release(id: string, subjects: readonly string[]): Promise<void>;
+  adjust(id: string, subject: string, weight: number): Promise<void>;
   /** Puts this instance's remembered entries back (idempotent: same ids). */
   replay(entries: readonly WindowEntry[], now: number): Promise<void>;
 }

@@ -1,3 +1,5 @@
+import type { MaybePromise } from '../lib/maybe-promise.js';
+
 /**
  * The one primitive every rate limit is built on: a strict sliding log. An
  * admission adds an entry (id, time, weight) to each subject's log; a check
@@ -47,11 +49,12 @@ export interface WindowEntry {
   readonly windowMs: number;
 }
 
+/** The in-process store answers synchronously (no promise layer on the hot path); Redis-backed ones with promises. */
 export interface WindowStore {
   /** All-or-nothing admission of `id` against every check, at `now`. */
-  admit(id: string, checks: readonly WindowCheck[], now: number): Promise<WindowAdmission>;
+  admit(id: string, checks: readonly WindowCheck[], now: number): MaybePromise<WindowAdmission>;
   /** Removes the entry (a finished request's concurrency slot, or a refused request's earlier admission). */
-  release(id: string, subjects: readonly string[]): Promise<void>;
+  release(id: string, subjects: readonly string[]): MaybePromise<void>;
   /** Sets the entry's weight, if it is still in the log (real token usage after the call). */
-  adjust(id: string, subject: string, weight: number): Promise<void>;
+  adjust(id: string, subject: string, weight: number): MaybePromise<void>;
 }

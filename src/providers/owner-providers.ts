@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import { createPromiseCache } from '../lib/promise-cache.js';
 import type { ServerSecret } from '../lib/server-secret.js';
 import type { ProviderCredentialsRepository } from '../storage/provider-credentials-repository.js';
@@ -13,7 +14,7 @@ export interface OwnerProviders {
    * The models one owner's routers call: the owner's own credentials first,
    * then the server-wide ones. Cached per owner until invalidate().
    */
-  forOwner(ownerId: string): Promise<ModelResolver>;
+  forOwner(ownerId: string): MaybePromise<ModelResolver>;
   invalidate(): void;
 }
 
@@ -80,5 +81,5 @@ export function createOwnerProviders(options: OwnerProvidersOptions): OwnerProvi
 /** Every owner gets the server-wide registry (servers and tests built without storage). */
 export function serverWideProvidersOnly(registry: ProviderRegistry): OwnerProviders {
   const resolve: ModelResolver = (provider, modelId) => registry.resolve(provider, modelId);
-  return { forOwner: async () => resolve, invalidate: () => undefined };
+  return { forOwner: () => resolve, invalidate: () => undefined };
 }

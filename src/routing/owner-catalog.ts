@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import { createPromiseCache } from '../lib/promise-cache.js';
 import type { CustomModelRecord, CustomModelsRepository } from '../storage/custom-models-repository.js';
 import type { ModelCatalog, ModelInfo, RegionInfo } from './catalog.js';
@@ -64,8 +65,8 @@ export function layerOwnerModels(shipped: ModelCatalog, records: readonly Custom
 }
 
 export interface OwnerCatalogs {
-  /** The catalog as this owner sees it; cached until invalidate(). */
-  forOwner(ownerId: string): Promise<ModelCatalog>;
+  /** The catalog as this owner sees it; cached until invalidate() (a hit is returned synchronously). */
+  forOwner(ownerId: string): MaybePromise<ModelCatalog>;
   invalidate(): void;
 }
 
@@ -77,5 +78,5 @@ export function createOwnerCatalogs(shipped: ModelCatalog, customModels: Pick<Cu
 
 /** Every owner sees the shipped catalog (servers and tests built without storage). */
 export function shippedCatalogOnly(shipped: ModelCatalog): OwnerCatalogs {
-  return { forOwner: async () => shipped, invalidate: () => undefined };
+  return { forOwner: () => shipped, invalidate: () => undefined };
 }

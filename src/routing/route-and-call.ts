@@ -1,10 +1,11 @@
 import { accountCall } from '../accounting/call-accounting.js';
 import { DEFAULT_FALLBACK_DEADLINE_MS } from '../config.js';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import type { ChatModel, ChatRequest, ChatResult, ToolCall, Usage } from '../providers/contract.js';
 import { toPartStream, type PartStream } from '../providers/part-stream.js';
 import type { OwnerProviders } from '../providers/owner-providers.js';
 import type { ModelResolver } from '../providers/registry.js';
-import type { ModelInfo } from './catalog.js';
+import type { ModelCatalog, ModelInfo } from './catalog.js';
 import { callWithFallback, type Attempt, type FallbackOptions } from './fallback.js';
 import { ownerScopedKey } from './health/health-keys.js';
 import type { OwnerCatalogs } from './owner-catalog.js';
@@ -58,9 +59,20 @@ export interface RouteCallTiming {
   readonly deadlineAt?: number | undefined;
 }
 
-/** Ranks the router's models for this request with its strategy (400/503 when none can take it). */
-export async function prepareRoute(router: OwnedRouter, request: ChatRequest, deps: RouteCallDependencies): Promise<PreparedRoute> {
-  const [catalog, resolveModel] = await Promise.all([deps.ownerCatalogs.forOwner(router.ownerId), deps.providers.forOwner(router.ownerId)]);
+/**
+ * Ranks the router's models for this request with its strategy (400/503 when none can take it).
+ * Synchronous (the route, or a thrown error) when the owner's catalog and models are cached.
+ */
+export function prepareRoute(router: OwnedRouter, request: ChatRequest, deps: RouteCallDependencies): MaybePromise<PreparedRoute> {
+  const catalog = deps.ownerCatalogs.forOwner(router.ownerId);
+  const resolveModel = deps.providers.forOwner(router.ownerId);
+  if (catalog instanceof Promise || resolveModel instanceof Promise) {
+    return Promise.all([catalog, resolveModel]).then(([loaded, resolve]) => rankRoute(router, request, deps, loaded, resolve));
+  }
+  return rankRoute(router, request, deps, catalog, resolveModel);
+}
+
+function rankRoute(router: OwnedRouter, request: ChatRequest, deps: RouteCallDependencies, catalog: ModelCatalog, resolveModel: ModelResolver): PreparedRoute {
   // Health under the key fallback reports to: an owner's own credentials keep theirs apart.
   const healthKey = (info: ModelInfo): string => {
     const model = deps.isServerModel === undefined ? undefined : resolveModel(info.provider, info.model);

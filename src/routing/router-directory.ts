@@ -1,8 +1,10 @@
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import { createPromiseCache } from '../lib/promise-cache.js';
 import type { RouterRecord, RoutersRepository } from '../storage/routers-repository.js';
 
 export interface RouterDirectory {
-  find(id: string): Promise<RouterRecord | undefined>;
+  /** A cached router (or a cached "none") synchronously; a promise on a miss. */
+  find(id: string): MaybePromise<RouterRecord | undefined>;
   listByOwner(ownerId: string): Promise<RouterRecord[]>;
   invalidate(): void;
 }
