@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readBearerToken } from '../auth/api-key-format.js';
-import { errors, GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors.js';
 import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import { agentsApi } from './agents-api.js';
@@ -8,7 +8,8 @@ import { anthropicMessagesApi } from './anthropic/messages-route.js';
 import { registerChatCompletions } from './chat-completions-route.js';
 import type { AppDependencies } from './dependencies.js';
 import { registerModels } from './models-route.js';
-import { createRequestState, usageRecordFrom } from './request-state.js';
+import { createRequestState } from './request-state.js';
+import { noteErrorCode, recordUsageOnResponse } from './usage-hooks.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -57,19 +58,8 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
   });
 
   // One usage record per authenticated request, failures included (streams record their own).
-  // Synchronous (done): nothing here waits, and an async hook costs a promise and a microtask turn per request.
-  app.addHook('onResponse', (request, reply, done) => {
-    const state = request.gateway;
-    if (state !== null && state.key !== undefined && !state.recorded) {
-      state.recorded = true;
-      deps.usage.record(usageRecordFrom(request, reply.statusCode, state.errorCode));
-    }
-    done();
-  });
-  app.addHook('onError', (request, _reply, error, done) => {
-    if (request.gateway !== null) request.gateway.errorCode = error instanceof GatewayError ? error.code : 'error';
-    done();
-  });
+  app.addHook('onResponse', recordUsageOnResponse(deps.usage));
+  app.addHook('onError', noteErrorCode);
 
   registerChatCompletions(app, deps);
   registerModels(app, deps);

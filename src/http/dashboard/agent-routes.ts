@@ -1,13 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentService } from '../../agents/agent-service.js';
-import { GatewayError, errors } from '../../lib/errors.js';
+import { errors } from '../../lib/errors.js';
 import type { ChatRequest } from '../../providers/contract.js';
 import type { ExecutionRecord, StepRecord } from '../../storage/agent-executions-repository.js';
 import type { AgentRecord, AgentVersionRecord } from '../../storage/agents-repository.js';
 import { completeAgent } from '../agent-completion.js';
 import { chatMessageSchema } from '../chat-request-schema.js';
-import { createRequestState, usageRecordFrom } from '../request-state.js';
+import { noteErrorCode, recordUsageOnResponse, startRequestState } from '../usage-hooks.js';
 import { DASHBOARD_PREFIX, sessionOf, withIsoTimes, workspaceOf, type DashboardContext } from './dashboard-context.js';
 import { playgroundKey } from './playground-route.js';
 
@@ -133,20 +133,10 @@ export function registerAgentRoutes(app: FastifyInstance, { deps, services }: Da
     `${base}/:name/run`,
     {
       schema: { body: runSchema },
-      onRequest: async (request, reply) => {
-        request.gateway = createRequestState(performance.now());
-        void reply.header('x-request-id', request.id);
-      },
+      onRequest: startRequestState,
       // A run refused before its steps started is one usage record, as on the gateway; steps record their own.
-      onResponse: async (request, reply) => {
-        const state = request.gateway;
-        if (state === null || state.key === undefined || state.recorded) return;
-        state.recorded = true;
-        deps.usage.record(usageRecordFrom(request, reply.statusCode, state.errorCode));
-      },
-      onError: async (request, _reply, error) => {
-        if (request.gateway !== null) request.gateway.errorCode = error instanceof GatewayError ? error.code : 'error';
-      },
+      onResponse: recordUsageOnResponse(deps.usage),
+      onError: noteErrorCode,
     },
     run,
   );

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PLAYGROUND_KEY_ID } from '../../dashboard/usage-report.js';
-import { GatewayError, errors } from '../../lib/errors.js';
+import { errors } from '../../lib/errors.js';
 import type { ApiKeyRecord } from '../../storage/api-keys-repository.js';
 import { toChatRequest } from '../chat-completions-route.js';
 import { chatRequestSchema, type ChatRequestBody } from '../chat-request-schema.js';
 import { streamCompletion } from '../chat-stream.js';
 import { chatCompletionBody } from '../openai-response.js';
-import { createRequestState, usageRecordFrom } from '../request-state.js';
+import { noteErrorCode, recordUsageOnResponse, startRequestState } from '../usage-hooks.js';
 import { completeRoutedCall, prepareRoutedCall, requireBody, runRoutedCall } from '../routed-call.js';
 import { DASHBOARD_PREFIX, sessionOf, workspaceOf, type DashboardContext } from './dashboard-context.js';
 
@@ -68,20 +68,10 @@ export function registerPlaygroundRoute(app: FastifyInstance, { deps, services }
     {
       schema: { body: chatRequestSchema },
       preValidation: requireBody,
-      onRequest: async (request, reply) => {
-        request.gateway = createRequestState(performance.now());
-        void reply.header('x-request-id', request.id);
-      },
+      onRequest: startRequestState,
       // One usage record per playground call that got as far as a router, failures included (streams record their own).
-      onResponse: async (request, reply) => {
-        const state = request.gateway;
-        if (state === null || state.key === undefined || state.recorded) return;
-        state.recorded = true;
-        deps.usage.record(usageRecordFrom(request, reply.statusCode, state.errorCode));
-      },
-      onError: async (request, _reply, error) => {
-        if (request.gateway !== null) request.gateway.errorCode = error instanceof GatewayError ? error.code : 'error';
-      },
+      onResponse: recordUsageOnResponse(deps.usage),
+      onError: noteErrorCode,
     },
     handler,
   );
