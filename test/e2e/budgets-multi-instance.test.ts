@@ -8,20 +8,9 @@ import { migrateToLatest, openStorage, type Storage } from '../../src/storage/da
 import { createRepositories } from '../../src/storage/repositories.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { redisAnswers, TEST_REDIS_URL } from '../support/redis.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
+const REDIS_URL = TEST_REDIS_URL;
 
 interface Answer {
   readonly status: number;

@@ -4,6 +4,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { openAIErrors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
+import { redisAnswers, TEST_REDIS_URL } from '../support/redis.js';
 
 /**
  * Model health shared between instances (docs/routing.md, "Shared health"):
@@ -12,19 +13,7 @@ import { startGateway, type Gateway } from '../support/gateway-harness.js';
  * without calling the upstream itself.
  */
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
+const REDIS_URL = TEST_REDIS_URL;
 
 interface Meta {
   readonly modelUsed: string;
