@@ -25,6 +25,27 @@ local function total(log, weights, sums)
   for _, value in ipairs(redis.call('HVALS', weights)) do used = used + tonumber(value) end
   return used
 end
+-- The score of the entry whose expiry frees \`need\` weight (nil if the log holds less), oldest first: one ZRANGE by rank when every entry
+-- weighs 1 (no weights hash), else pages of 128 entries with one HMGET each, read only as far as needed.
+local function wait_for(log, weights, need)
+  if redis.call('EXISTS', weights) == 0 then
+    return tonumber(redis.call('ZRANGE', log, need - 1, need - 1, 'WITHSCORES')[2])
+  end
+  local freed = 0
+  local start = 0
+  while true do
+    local entries = redis.call('ZRANGE', log, start, start + 127, 'WITHSCORES')
+    if #entries == 0 then return nil end
+    local members = {}
+    for j = 1, #entries, 2 do members[#members + 1] = entries[j] end
+    local found = redis.call('HMGET', weights, unpack(members))
+    for k = 1, #members do
+      freed = freed + tonumber(found[k] or '1')
+      if freed >= need then return tonumber(entries[2 * k]) end
+    end
+    start = start + 128
+  end
+end
 local function keep(log, sums, used)
   redis.call('HSET', sums, 'n', redis.call('ZCARD', log), 'w', used)
   local ttl = redis.call('PTTL', log)
@@ -63,15 +84,9 @@ for i = 1, count do
     allowed = 0
     retry = -1
     if weight <= limit then
-      local entries = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
-      local freed = 0
-      for j = 1, #entries, 2 do
-        freed = freed + tonumber(redis.call('HGET', weights, entries[j]) or '1')
-        if used - freed + weight <= limit then
-          retry = tonumber(entries[j + 1]) + window - now
-          break
-        end
-      end
+      -- A log shorter than its total (never expected) waits for the newest entry, as the reset does.
+      local at = wait_for(log, weights, used + weight - limit)
+      if at then retry = at + window - now else retry = reset end
     end
   end
   out[#out + 1] = tostring(used)

@@ -67,6 +67,34 @@ function slidingWindowSuite(name: string, makeStore: () => WindowStore): void {
       assert.equal(tooBig.results[0]?.retryAfterMs, Number.POSITIVE_INFINITY);
     });
 
+    it('gives the exact Retry-After over a long log, counted and weighted', async () => {
+      const store = makeStore();
+      const counted = `s-${randomUUID()}`;
+      const weighted = `s-${randomUUID()}`;
+      const times: number[] = [];
+      // 400 entries 10 ms apart; every third weighs 3 in the weighted log (more than one page of the Redis walk).
+      for (let i = 0; i < 400; i += 1) {
+        const at = 1_000_000 + i * 10;
+        times.push(at);
+        const weight = i % 3 === 0 ? 3 : 1;
+        await store.admit(`e${i}`, [rpm(counted, 1_000), { subject: weighted, limit: 10_000, weight, windowMs: WINDOW }], at);
+      }
+      const now = 1_000_000 + 400 * 10;
+      // Counted: 400 used; one more under a limit of 100 needs 301 entries gone, the oldest 301 (up to index 300).
+      const refusedCount = await store.admit('over', [rpm(counted, 100)], now);
+      assert.equal(refusedCount.allowed, false);
+      assert.equal(refusedCount.results[0]?.retryAfterMs, times[300]! + WINDOW - now);
+      // Weighted: 134 entries of 3 and 266 of 1 = 668. A request of 5 under a limit of 400 needs 273 freed.
+      let freed = 0;
+      let index = 0;
+      for (; freed < 668 + 5 - 400; index += 1) freed += index % 3 === 0 ? 3 : 1;
+      const refusedWeight = await store.admit('over-w', [{ subject: weighted, limit: 400, weight: 5, windowMs: WINDOW }], now);
+      assert.equal(refusedWeight.results[0]?.used, 668);
+      assert.equal(refusedWeight.allowed, false);
+      assert.equal(refusedWeight.results[0]?.retryAfterMs, times[index - 1]! + WINDOW - now);
+      assert.ok(index - 1 > 128, 'the entry is past the first page');
+    });
+
     it('admits all subjects or none, and release frees the entry', async () => {
       const store = makeStore();
       const a = `a-${randomUUID()}`;
