@@ -7,7 +7,8 @@ import {
   type StreamPart,
   type ToolCall,
 } from '../contract.js';
-import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
+import { postJson, type UpstreamHttp } from '../http-client.js';
+import { postJsonForText, upstreamTarget } from '../post-json-text.js';
 import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
 import { openAIChatResponseSchema, openAIChunkSchema, openAIStreamErrorSchema, type OpenAIChunk } from './openai-api.js';
@@ -43,6 +44,8 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
   const headers: Record<string, string> = settings.headers ? { ...settings.headers } : settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
   const provider = settings.provider;
   const modelField = settings.sendModelInBody === false ? {} : { model: modelId };
+  const target = upstreamTarget(url);
+  const generateHeaders = { 'content-type': 'application/json', accept: 'application/json', ...headers };
 
   return {
     provider,
@@ -53,13 +56,7 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
       // dictionary for JSON.stringify.
       const { stream_options: _streamOptions, ...rest } = request;
       const body = { ...rest, ...modelField, stream: false };
-      const response = await postJson(settings.http, provider, url, headers, body, options.signal);
-      let text: string;
-      try {
-        text = await response.body.text();
-      } catch (error) {
-        throw toUpstreamError(provider, error, options.signal);
-      }
+      const { text } = await postJsonForText(settings.http, provider, target, generateHeaders, body, options.signal);
       let json: unknown;
       try {
         json = JSON.parse(text);
