@@ -157,11 +157,13 @@ function headersFor(results: readonly WindowResult[], unit: 'requests' | 'tokens
   const remaining = Math.max(0, result.limit - result.used);
   // Per-router request limits report whichever of key and router has less left.
   if (tighter !== undefined && Number(tighter[`x-ratelimit-remaining-${unit}`] ?? Infinity) <= remaining) return {};
-  return {
-    [`x-ratelimit-limit-${unit}`]: String(result.limit),
-    [`x-ratelimit-remaining-${unit}`]: String(remaining),
-    [`x-ratelimit-reset-${unit}`]: formatResetDuration(result.resetMs),
-  };
+  // Literal names: an object literal with computed (template) names is built property by property, about 10x slower.
+  const limit = String(result.limit);
+  const left = String(remaining);
+  const reset = formatResetDuration(result.resetMs);
+  return unit === 'requests'
+    ? { 'x-ratelimit-limit-requests': limit, 'x-ratelimit-remaining-requests': left, 'x-ratelimit-reset-requests': reset }
+    : { 'x-ratelimit-limit-tokens': limit, 'x-ratelimit-remaining-tokens': left, 'x-ratelimit-reset-tokens': reset };
 }
 
 /** Which limit a refused subject (`key:<id>:rpm`, `router:<id>:tpm`, `key:<id>:inflight`) is, for the metrics. */

@@ -97,15 +97,20 @@ export async function postJson(
   } catch {
     // The error body is only informative; the status already says what happened.
   }
-  throw new UpstreamError({
+  throw statusError(provider, response.statusCode, response.headers, text);
+}
+
+/** The UpstreamError of a non-2xx answer, from its status, headers and body (empty when it could not be read). */
+export function statusError(provider: string, statusCode: number, headers: Record<string, string | string[] | undefined>, text: string): UpstreamError {
+  return new UpstreamError({
     provider,
     kind: 'http',
-    statusCode: response.statusCode,
-    isRetryable: isRetryableStatus(response.statusCode),
+    statusCode,
+    isRetryable: isRetryableStatus(statusCode),
     responseBody: text.slice(0, 4_096),
-    message: errorMessage(provider, response.statusCode, text),
-    responseHeaders: stringHeaders(response.headers),
-    ...retryAfter(response.headers),
+    message: errorMessage(provider, statusCode, text),
+    responseHeaders: stringHeaders(headers),
+    ...retryAfter(headers),
   });
 }
 

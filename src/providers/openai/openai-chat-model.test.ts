@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import {
@@ -440,6 +442,30 @@ describe('createOpenAIChatModel against a fake api.openai.com over real HTTP', (
       );
       await assert.rejects(model.generate(hello, { signal: signal() }), expectUpstreamError({ kind: 'invalid_response', isRetryable: true }));
       await assert.rejects(model.generate(hello, { signal: signal() }), expectUpstreamError({ kind: 'invalid_response', isRetryable: true }));
+    });
+
+    it('a signal aborted before the call: aborted at once, nothing answered', async () => {
+      const gone = new AbortController();
+      gone.abort();
+      await assert.rejects(model.generate(hello, { signal: gone.signal }), expectUpstreamError({ kind: 'aborted', isRetryable: false }));
+      await assert.rejects(model.stream(hello, { signal: gone.signal }), expectUpstreamError({ kind: 'aborted', isRetryable: false }));
+    });
+
+    it('a complete answer whose connection drops halfway through the body: retryable connection error', async () => {
+      const server = createServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '600' });
+        response.write('{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hal');
+        setTimeout(() => response.socket?.destroy(), 10);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const cut = createOpenAIChatModel({ provider: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, http: { dispatcher, timeouts } }, 'gpt-4o-mini');
+      try {
+        await assert.rejects(cut.generate(hello, { signal: signal() }), expectUpstreamError({ kind: 'connection', isRetryable: true }));
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
     });
 
     it('a client that goes away aborts the upstream request, complete or streamed', async () => {

@@ -1,0 +1,146 @@
+import type { Dispatcher } from 'undici';
+import { statusError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
+
+/**
+ * A non-streamed upstream call read whole: `postJson` plus `body.text()` without
+ * their layers. undici's `request()` wraps every call in a promise, a handler, a
+ * Readable for the body and an AbortController for its timeouts, and `text()`
+ * reads that Readable back through more promises; here one dispatch handler
+ * collects the body's chunks and settles one promise, and the timeouts and the
+ * caller's abort reach the request through undici's own abort (docs/performance.md).
+ * Errors are those of `postJson` and of reading its body.
+ */
+
+/** Where a POST goes, parsed once per model instead of once per call. */
+export interface UpstreamTarget {
+  readonly origin: string;
+  readonly path: string;
+}
+
+/** Never throws: a URL that does not parse fails each call as `postJson` fails it (undici's ERR_INVALID_URL). */
+export function upstreamTarget(url: string): UpstreamTarget {
+  if (!URL.canParse(url)) return { origin: url, path: '' };
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
+/** A 2xx answer, read whole. */
+export interface UpstreamText {
+  readonly statusCode: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+/**
+ * POSTs JSON and resolves with the whole 2xx body as text. `headers` are all the
+ * request's headers, content-type included. A non-2xx answer is thrown as
+ * `postJson` throws it; network failures, timeouts and the caller's abort as
+ * `toUpstreamError` maps them.
+ */
+export function postJsonForText(
+  http: UpstreamHttp,
+  provider: string,
+  target: UpstreamTarget,
+  headers: Readonly<Record<string, string>>,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<UpstreamText> {
+  return new Promise<UpstreamText>((resolve, reject) => {
+    let payload: string;
+    try {
+      payload = JSON.stringify(body);
+    } catch (error) {
+      reject(toUpstreamError(provider, error, signal));
+      return;
+    }
+    const call = new TextCall(http.timeouts, provider, signal, resolve, reject);
+    http.dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: payload }, call);
+  });
+}
+
+/** One call's state: a class, so every call has the same shape and no closures are made per call. */
+class TextCall implements Dispatcher.DispatchHandler {
+  readonly #provider: string;
+  readonly #signal: AbortSignal;
+  readonly #resolve: (value: UpstreamText) => void;
+  readonly #reject: (error: unknown) => void;
+  #controller: Dispatcher.DispatchController | undefined = undefined;
+  /** An abort that came before undici started the request; applied when it does. */
+  #pendingAbort: unknown = undefined;
+  #firstByteTimer: NodeJS.Timeout | undefined;
+  #totalTimer: NodeJS.Timeout | undefined;
+  #statusCode = 0;
+  #headers: Record<string, string | string[] | undefined> = {};
+  #chunks: Buffer[] = [];
+  #settled = false;
+
+  constructor(timeouts: UpstreamTimeouts, provider: string, signal: AbortSignal, resolve: (value: UpstreamText) => void, reject: (error: unknown) => void) {
+    this.#provider = provider;
+    this.#signal = signal;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    // undici runs its headers timeout on a coarse timer (about 0.5 to 1 s late), so the first-byte deadline that
+    // decides fallback is kept here, to the millisecond; its body (idle) timeout is the dispatcher's.
+    this.#firstByteTimer = this.#timeout(timeouts.firstByteMs, 'no response headers');
+    this.#totalTimer = this.#timeout(timeouts.totalMs, 'the call did not finish');
+    if (signal.aborted) this.#abort(signal.reason);
+    else signal.addEventListener('abort', this);
+  }
+
+  /** The caller's abort (this object is its listener). */
+  handleEvent(): void {
+    this.#abort(this.#signal.reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#pendingAbort !== undefined) controller.abort(this.#pendingAbort as Error);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx informational answers come before the real one.
+    if (statusCode < 200) return;
+    clearTimeout(this.#firstByteTimer);
+    this.#statusCode = statusCode;
+    this.#headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (!this.#finish()) return;
+    const chunks = this.#chunks;
+    const text = chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
+    if (this.#statusCode >= 200 && this.#statusCode < 300) this.#resolve({ statusCode: this.#statusCode, headers: this.#headers, text });
+    else this.#reject(statusError(this.#provider, this.#statusCode, this.#headers, text));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (!this.#finish()) return;
+    // The error body is only informative: a non-2xx answer whose body failed is still that status.
+    if (this.#statusCode >= 300) this.#reject(statusError(this.#provider, this.#statusCode, this.#headers, ''));
+    else this.#reject(toUpstreamError(this.#provider, error, this.#signal));
+  }
+
+  #timeout(ms: number, what: string): NodeJS.Timeout {
+    return setTimeout(() => this.#abort(new DOMException(`${what} within ${ms} ms`, 'TimeoutError')), ms);
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#settled) return;
+    if (this.#controller === undefined) this.#pendingAbort = reason;
+    else this.#controller.abort(reason as Error);
+  }
+
+  /** Releases the timers and the listener; false when the call had already settled. */
+  #finish(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    clearTimeout(this.#firstByteTimer);
+    clearTimeout(this.#totalTimer);
+    this.#signal.removeEventListener('abort', this);
+    return true;
+  }
+}
