@@ -18,10 +18,11 @@ export const defaultTimeouts: UpstreamTimeouts = { connectMs: 5_000, firstByteMs
 /**
  * How long an idle upstream connection stays open, at most. An upstream's `Keep-Alive: timeout=N` hint can only
  * shorten it: undici would otherwise keep a connection for the hint's N seconds, up to 10 minutes, and after a burst
- * of thousands of streams each idle connection holds a socket, an undici Client, its parser and timers (about 2.5 KiB
- * of heap and more outside it) for that long (docs/performance.md, idle memory after held streams).
+ * of thousands of streams each idle connection holds a socket, an undici Client, its parser and timers (about 5 KiB
+ * of heap and more outside it) for that long. 10 s (undici's own default is 4 s) so that they are closed before the
+ * idle collection (MODELPORT_IDLE_COLLECT_MS, 30 s) gives their memory back (docs/performance.md, fifth round).
  */
-export const UPSTREAM_KEEP_ALIVE_MS = 30_000;
+export const UPSTREAM_KEEP_ALIVE_MS = 10_000;
 
 /**
  * One keep-alive connection pool per upstream origin, shared by every provider.
