@@ -7,10 +7,13 @@
  *
  * STREAM_HEAP_SETTLE_S=<s>: then stay idle that long and print the gateway's RSS and its idle-collection log line
  * (what it gives back once idle; MODELPORT_IDLE_COLLECT_MS from STREAM_HEAP_IDLE_COLLECT_MS, default the gateway's).
+ * The gateway logs at `info` then (one line per request, which its log buffer holds while the streams open);
+ * STREAM_HEAP_LOG_LEVEL sets another level. STREAM_HEAP_SNAPSHOT=settled takes the snapshot after the settling
+ * instead of while the streams are held (what the load left live); 0 takes none.
  *
  * Uses dist/ (build it first). The snapshot is left in a temporary directory.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,7 +43,7 @@ try {
     PORT: String(port),
     HOST: '127.0.0.1',
     // info when settling: the idle collection's log line (one line per request too).
-    LOG_LEVEL: settleS > 0 ? 'info' : 'warn',
+    LOG_LEVEL: process.env.STREAM_HEAP_LOG_LEVEL ?? (settleS > 0 ? 'info' : 'warn'),
     MODELPORT_BOOTSTRAP: 'false',
     OPENAI_BASE_URL: `${upstream.origin}/v1`,
     OPENAI_API_KEY: 'sk-bench',
@@ -62,18 +65,35 @@ try {
   // Snapshot once every stream is open (or most of the hold has passed).
   await sleep(Math.round(holdS * 600));
   const during = sampleProcess(gateway.pid)?.rssMiB;
-  if (process.env.STREAM_HEAP_SNAPSHOT !== '0') process.kill(gateway.pid, 'SIGUSR2');
+  const snapshotWhen = process.env.STREAM_HEAP_SNAPSHOT ?? 'held';
+  if (snapshotWhen !== '0' && snapshotWhen !== 'settled') process.kill(gateway.pid, 'SIGUSR2');
   const figures = await held;
   if (settleS > 0) {
     await sleep(settleS * 1000);
     const collected = gateway.output().split('\n').filter((line) => line.includes('"idle: '));
     process.stdout.write(`after ${settleS} s idle: gateway RSS ${sampleProcess(gateway.pid)?.rssMiB} MiB\n${collected.join('\n')}\n`);
+    if (snapshotWhen === 'settled') {
+      process.kill(gateway.pid, 'SIGUSR2');
+      await waitForSnapshot(work);
+    }
   }
   process.stdout.write(`streams ${figures.opened}/${streams} open, ${figures.errors} errors; gateway RSS ${before} MiB before, ${during} MiB when the snapshot was taken, ${figures.gatewayRssMaxMiB} MiB at most\n`);
   const file = readdirSync(work).find((name) => name.endsWith('.heapsnapshot'));
   if (file !== undefined) summarise(join(work, file), streams);
 } finally {
   await stopAllChildren();
+}
+
+/** Until the gateway has written its heap snapshot (into its cwd): the file's size no longer changes. */
+async function waitForSnapshot(directory: string): Promise<void> {
+  let size = -1;
+  for (let waited = 0; waited < 120; waited += 1) {
+    await sleep(1_000);
+    const file = readdirSync(directory).find((name) => name.endsWith('.heapsnapshot'));
+    const current = file === undefined ? -1 : statSync(join(directory, file)).size;
+    if (current > 0 && current === size) return;
+    size = current;
+  }
 }
 
 /** Shallow sizes by object kind (constructor or closure name), largest first. */

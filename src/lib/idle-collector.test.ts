@@ -48,13 +48,19 @@ test('collects once the process has been idle long enough after its heap grew, a
   assert.deepEqual(told.map(({ heapBeforeBytes, heapAfterBytes }) => [heapBeforeBytes / MiB, heapAfterBytes / MiB]), [[300, 60]]);
 });
 
-test('a busy event loop restarts the wait', () => {
+/** A collector (30 s idle) whose process worked half of its first 20 s and grew its heap to 300 MiB. */
+function afterWork() {
   const { state, probe } = fakeProcess(40);
   const collector = createIdleCollector({ idleMs: 30_000 }, probe);
   state.heap = 300 * MiB;
   state.now = 20_000;
   state.busy = 0.5;
   collector.check();
+  return { state, collector };
+}
+
+test('a busy event loop restarts the wait', () => {
+  const { state, collector } = afterWork();
   state.busy = 0;
   state.now = 45_000;
   collector.check();
@@ -62,6 +68,30 @@ test('a busy event loop restarts the wait', () => {
   state.now = 50_000;
   collector.check();
   assert.equal(state.collections, 1);
+});
+
+test('a short burst of work inside the quiet period (idle connections closing) does not restart the wait', () => {
+  const { state, collector } = afterWork();
+  // Quiet from 20 s; between 45 and 50 s the event loop is 5 % busy: 250 ms, under 2 % of the 30 s.
+  for (const [now, busy] of [[25_000, 0], [30_000, 0], [35_000, 0], [40_000, 0], [45_000, 0], [50_000, 0.05]] as const) {
+    state.now = now;
+    state.busy = busy;
+    collector.check();
+  }
+  assert.equal(state.collections, 1, '30 s since the work, busy 0.8 % of it');
+});
+
+test('work that adds up to more than 2 % of the quiet period restarts the wait', () => {
+  const { state, probe } = fakeProcess(40);
+  const collector = createIdleCollector({ idleMs: 30_000 }, probe);
+  state.heap = 300 * MiB;
+  // 3 % busy, each 5 s slice under what a single slice could tell from idleness.
+  for (let now = 5_000; now <= 60_000; now += 5_000) {
+    state.now = now;
+    state.busy = 0.03;
+    collector.check();
+  }
+  assert.equal(state.collections, 0);
 });
 
 test('no collection when the heap has not grown by 16 MiB since the last one, however long the process idles', () => {

@@ -2,7 +2,11 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/** The event loop busier than this share of a check interval counts as work, not idleness. */
+/**
+ * The event loop busy for more than this share of `idleMs` counts as work, not idleness. Measured over the quiet period
+ * so far rather than each check interval alone: the upstream connections a load opened close on their own after their
+ * keep-alive time, one short burst of work that would otherwise restart the wait just before the collection was due.
+ */
 const BUSY_SHARE = 0.02;
 /** The committed heap must have grown by this much since the last collection for another one to be worth its pause. */
 const GROWTH_BYTES = 16 * 1024 * 1024;
@@ -47,11 +51,11 @@ export interface IdleCollector {
  * garbage of the load until it next reaches its limit, which an idle process never does. V8's own memory reducer only
  * starts after a full collection that shrank the heap, which does not happen while a load grows it, so a gateway idle
  * after 2,000 streams held ~330 MiB for as long as it stayed idle (docs/performance.md, idle memory). After `idleMs`
- * with the event loop idle, and only if the committed heap grew by 16 MiB or more since the last collection, this runs
- * one full collection that compacts the whole old generation (V8's `--compact-on-every-full-gc` for that one
- * collection: a plain full collection frees the garbage but leaves the pages it was on committed), so V8 returns the
- * emptied pages; 5 s later, if still idle, a young-generation collection, after which V8 shrinks the young generation
- * back to its initial size (allocation being low by then).
+ * with the event loop busy less than 2 % of that time, and only if the committed heap grew by 16 MiB or more since
+ * the last collection, this runs one full collection that compacts the whole old generation (V8's
+ * `--compact-on-every-full-gc` for that one collection: a plain full collection frees the garbage but leaves the pages
+ * it was on committed), so V8 returns the emptied pages; 5 s later, if still idle, a young-generation collection,
+ * after which V8 shrinks the young generation back to its initial size (allocation being low by then).
  *
  * The price is one pause of the event loop (about 20 ms for a just-started gateway's heap, 50 to 200 ms after thousands
  * of streams), paid only after `idleMs` of idleness and at most once per load. A request that arrives during it waits
@@ -73,6 +77,9 @@ export function startIdleCollector(options: IdleCollectorOptions, probe: IdleCol
 /** The decision alone, without a timer. */
 export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCollectorProbe): IdleCollector {
   let quietSince = probe.now();
+  let lastCheck = quietSince;
+  // Event-loop busy time since quietSince, ms.
+  let busyMs = 0;
   let heapAfterLast = probe.committedHeapBytes();
   let youngPending = false;
   let stopped = false;
@@ -80,8 +87,11 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
     check() {
       if (stopped) return;
       const now = probe.now();
-      if (probe.busyShare() > BUSY_SHARE) {
+      busyMs += probe.busyShare() * (now - lastCheck);
+      lastCheck = now;
+      if (busyMs > BUSY_SHARE * options.idleMs) {
         quietSince = now;
+        busyMs = 0;
         return;
       }
       if (youngPending && now - quietSince >= YOUNG_DELAY_MS) {
@@ -89,6 +99,7 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
         probe.collectYoung();
         heapAfterLast = probe.committedHeapBytes();
         probe.busyShare();
+        lastCheck = probe.now();
         return;
       }
       if (now - quietSince < options.idleMs) return;
@@ -106,6 +117,8 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
       // The collection's own busy time is not work: start the next quiet period from here.
       probe.busyShare();
       quietSince = probe.now();
+      lastCheck = quietSince;
+      busyMs = 0;
       options.onCollected?.({ heapBeforeBytes, heapAfterBytes, ms: quietSince - started });
     },
     stop() {

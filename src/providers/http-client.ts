@@ -16,15 +16,25 @@ export interface UpstreamTimeouts {
 export const defaultTimeouts: UpstreamTimeouts = { connectMs: 5_000, firstByteMs: 60_000, idleMs: 60_000, totalMs: 600_000 };
 
 /**
+ * How long an idle upstream connection stays open, at most. An upstream's `Keep-Alive: timeout=N` hint can only
+ * shorten it: undici would otherwise keep a connection for the hint's N seconds, up to 10 minutes, and after a burst
+ * of thousands of streams each idle connection holds a socket, an undici Client, its parser and timers (about 5 KiB
+ * of heap and more outside it) for that long. 10 s (undici's own default is 4 s) so that they are closed before the
+ * idle collection (MODELPORT_IDLE_COLLECT_MS, 30 s) gives their memory back (docs/performance.md, fifth round).
+ */
+export const UPSTREAM_KEEP_ALIVE_MS = 10_000;
+
+/**
  * One keep-alive connection pool per upstream origin, shared by every provider.
  * `connect` replaces the socket connector (the SSRF guard's, for owner-supplied upstreams).
  */
-export function createUpstreamDispatcher(timeouts: UpstreamTimeouts, connect?: buildConnector.connector): Dispatcher {
+export function createUpstreamDispatcher(timeouts: UpstreamTimeouts, connect?: buildConnector.connector, keepAliveMs = UPSTREAM_KEEP_ALIVE_MS): Dispatcher {
   return new Agent({
     connect: connect ?? { timeout: timeouts.connectMs },
     headersTimeout: timeouts.firstByteMs,
     bodyTimeout: timeouts.idleMs,
-    keepAliveTimeout: 30_000,
+    keepAliveTimeout: keepAliveMs,
+    keepAliveMaxTimeout: keepAliveMs,
     // No cap per origin: every open stream holds its own HTTP/1.1 connection, and a cap would queue the
     // streams beyond it until others end (thousands of long streams to one provider are normal).
     connections: null,
