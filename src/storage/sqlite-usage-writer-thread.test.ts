@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createSqliteDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { openUsageFixture, usageRecord, USAGE_EPOCH, type UsageFixture } from '../../test/support/usage-fixtures.js';
 import { createUsageRecorder } from '../accounting/usage-recorder.js';
@@ -23,9 +24,14 @@ describe('SQLite usage writer thread', () => {
   const idsLike = async (prefix: string) =>
     (await fixture.repositories.usage.list({ keyId: fixture.keyId, limit: 10_000 })).filter((row) => row.id.startsWith(`req_${prefix}_`)).map((row) => row.id);
 
-  const setUp = () => {
+  const setUp = (idleStopMs?: number) => {
     const lost: string[] = [];
-    const writer = createSqliteUsageWriterThread({ file: database.url, fallback: fixture.repositories, onLost: (_reason, next) => lost.push(next) });
+    const writer = createSqliteUsageWriterThread({
+      file: database.url,
+      fallback: fixture.repositories,
+      onLost: (_reason, next) => lost.push(next),
+      ...(idleStopMs === undefined ? {} : { idleStopMs }),
+    });
     const recorder = createUsageRecorder(writer, { flushIntervalMs: 60_000, batchSize: 100_000, maxQueued: 100_000 }, (error) => {
       throw error;
     });
@@ -90,5 +96,24 @@ describe('SQLite usage writer thread', () => {
     recorder.record(record('inline', 60));
     await recorder.close();
     assert.equal((await idsLike('inline')).length, 61);
+  });
+
+  it('stops an idle thread without reporting it lost, and starts one again for the next write', async () => {
+    const { writer, recorder, lost } = setUp(50);
+    recorder.record(record('idle', 0));
+    await recorder.flush();
+    const first = writer.worker;
+    assert.ok(first !== undefined);
+    const exited = new Promise<number>((resolve) => first.once('exit', resolve));
+    // The idle timer does not hold the process up (nor this test): wait on a timer that does.
+    for (let waited = 0; writer.worker !== undefined && waited < 10_000; waited += 10) await sleep(10);
+    assert.equal(writer.worker, undefined, 'the idle thread was stopped');
+    assert.equal(await exited, 0);
+    recorder.record(record('idle', 1));
+    await recorder.flush();
+    assert.ok(writer.worker !== undefined && writer.worker !== first);
+    await recorder.close();
+    assert.deepEqual(lost, []);
+    assert.equal((await idsLike('idle')).length, 2);
   });
 });

@@ -11,10 +11,12 @@ export interface SqliteUsageWriterThreadOptions {
   readonly fallback: { readonly usage: Pick<UsageRepository, 'insertValues'>; readonly apiKeys: Pick<ApiKeysRepository, 'touchLastUsed'> };
   /** The thread stopped unasked; `next` says who writes from now on. */
   readonly onLost: (reason: string, next: 'restarted' | 'inline') => void;
+  /** A thread with nothing to write for this long is stopped (its ~16 MiB go back) and started again by the next write. @default 10000 */
+  readonly idleStopMs?: number;
 }
 
 export interface SqliteUsageWriterThread extends UsageWriter {
-  /** The thread running now, if any (started on the first write; tests terminate it). */
+  /** The thread running now, if any (started on the first write, stopped when idle; tests terminate it). */
   readonly worker: Worker | undefined;
 }
 
@@ -33,6 +35,16 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
   let closing = false;
   let nextId = 0;
   const pending = new Map<number, Pending>();
+  let idleTimer: NodeJS.Timeout | undefined;
+
+  /** Asks the thread to close its connection after what it was sent, and end; it is no longer the one written to. */
+  const stop = (target: Worker): Promise<void> => {
+    if (worker === target) worker = undefined;
+    const exited = new Promise<void>((resolve) => target.once('exit', () => resolve()));
+    target.ref();
+    target.postMessage({ id: (nextId += 1), close: true } satisfies UsageWriteRequest);
+    return exited;
+  };
 
   const start = (): Worker => {
     const started = startWorker(options.file);
@@ -44,7 +56,13 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
       pending.delete(reply.id);
       acknowledged = true;
       // An idle thread does not keep the process alive; one with work in hand does, until it answers.
-      if (pending.size === 0) started.unref();
+      if (pending.size === 0) {
+        started.unref();
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => {
+          if (worker === started && pending.size === 0) void stop(started);
+        }, options.idleStopMs ?? 10_000).unref();
+      }
       if (reply.error === undefined) entry.resolve();
       else entry.reject(new Error(reply.error));
     });
@@ -73,6 +91,7 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
     // After close() (a late record, the dashboard after SIGTERM) the thread is not started again.
     if (inline || closing) return runInline(request);
     const target = (worker ??= start());
+    clearTimeout(idleTimer);
     return new Promise<void>((resolve, reject) => {
       pending.set(request.id, { request, resolve, reject });
       target.ref();
@@ -88,13 +107,9 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
     touchLastUsed: (lastUsed) => run({ id: (nextId += 1), lastUsed: [...lastUsed] }),
     async close() {
       closing = true;
-      const stopping = worker;
-      if (stopping === undefined) return;
-      const exited = new Promise<void>((resolve) => stopping.once('exit', () => resolve()));
-      stopping.ref();
+      clearTimeout(idleTimer);
       // After the requests already sent: the thread handles them in order, then closes its connection.
-      stopping.postMessage({ id: (nextId += 1), close: true } satisfies UsageWriteRequest);
-      await exited;
+      if (worker !== undefined) await stop(worker);
     },
   };
 }
