@@ -13,12 +13,16 @@ export interface ProcessSample {
   readonly peakRssMiB: number;
   /** Time the main thread spent runnable but waiting for a core, seconds (/proc/<pid>/schedstat); NaN when unknown. */
   readonly runQueueWaitS: number;
+  /** CPU time of the main thread alone (the event loop; not V8's helpers nor worker threads), seconds; NaN when unknown. */
+  readonly mainThreadCpuS: number;
 }
 
 /** What a process did between two samples. */
 export interface ProcessUsage {
   readonly wallS: number;
   readonly cpuS: number;
+  /** The main thread's share of cpuS (NaN when unknown). */
+  readonly mainThreadCpuS: number;
   /** CPU time over wall time, in % of one core (200 % = both cores of a 2-core machine). */
   readonly cpuPercent: number;
   readonly rssBeforeMiB: number;
@@ -70,6 +74,7 @@ export function sampleProcess(pid: number): ProcessSample | undefined {
     rssMiB: round(kib('VmRSS') / 1024, 1),
     peakRssMiB: round(kib('VmHWM') / 1024, 1),
     runQueueWaitS: Number(schedstat.split(' ')[1] ?? Number.NaN) / 1e9,
+    mainThreadCpuS: Number(schedstat.split(' ')[0] || Number.NaN) / 1e9,
   };
 }
 
@@ -79,6 +84,7 @@ export function usageBetween(before: ProcessSample, after: ProcessSample): Proce
   return {
     wallS: round(wallS, 2),
     cpuS: round(cpuS, 2),
+    mainThreadCpuS: round(after.mainThreadCpuS - before.mainThreadCpuS, 4),
     cpuPercent: wallS > 0 ? round((cpuS / wallS) * 100, 1) : 0,
     rssBeforeMiB: before.rssMiB,
     rssAfterMiB: after.rssMiB,

@@ -25,6 +25,8 @@ import { createRouterDirectory } from './routing/router-directory.js';
 import { createChangeWatcher, type ChangeWatcher } from './storage/change-watcher.js';
 import { migrateToLatest, openStorage, sqliteFilePath, type Storage } from './storage/database.js';
 import { createRepositories, type Repositories } from './storage/repositories.js';
+import { createSqliteUsageWriterThread } from './storage/sqlite-usage-writer-thread.js';
+import { createInlineUsageWriter, type UsageWriter } from './storage/usage-writer.js';
 
 export interface App {
   readonly server: FastifyInstance;
@@ -104,8 +106,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     ownerCatalogs.invalidate();
   });
   const recorder = createUsageRecorder(
-    repositories.usage,
-    repositories.apiKeys,
+    createUsageWriter(config, repositories, logger),
     { flushIntervalMs: config.usageFlushMs, batchSize: 500, maxQueued: 100_000 },
     (error) => logger.error({ err: error }, 'usage flush failed; will retry'),
   );
@@ -218,4 +219,16 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       return closing;
     },
   };
+}
+
+/** On a SQLite file, usage records are written on a worker thread unless MODELPORT_USAGE_WRITER=inline (docs/performance.md). */
+function createUsageWriter(config: Config, repositories: Repositories, logger: Logger): UsageWriter {
+  const file = sqliteFilePath(config.databaseUrl);
+  if (config.usageWriter === 'inline' || file === undefined || file === ':memory:') return createInlineUsageWriter(repositories.usage, repositories.apiKeys);
+  return createSqliteUsageWriterThread({
+    file,
+    fallback: repositories,
+    onLost: (reason, next) =>
+      logger.warn({ reason, next }, next === 'restarted' ? 'usage writer thread stopped; restarted' : 'usage writer thread stopped; writing usage on the main connection'),
+  });
 }

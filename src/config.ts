@@ -49,6 +49,7 @@ const environmentSchema = z.object({
   MODELPORT_UPSTREAM_IDLE_TIMEOUT_MS: int(1).default(defaultTimeouts.idleMs),
   MODELPORT_UPSTREAM_TOTAL_TIMEOUT_MS: int(1).default(defaultTimeouts.totalMs),
   MODELPORT_USAGE_FLUSH_MS: int(10).default(1000),
+  MODELPORT_USAGE_WRITER: z.enum(['thread', 'inline']).default('thread'),
   MODELPORT_SECRET_KEY: z.string().min(MIN_SECRET_LENGTH, `must have at least ${MIN_SECRET_LENGTH} characters (e.g. from "openssl rand -base64 32")`).optional(),
   MODELPORT_ALLOW_PRIVATE_UPSTREAMS: bool.default(false),
   MODELPORT_AGENT_MAX_STEPS: int(1).max(100).default(DEFAULT_AGENT_LIMITS.maxSteps),
@@ -92,6 +93,11 @@ export interface Config {
   readonly idleCollectMs: number;
   readonly upstreamTimeouts: UpstreamTimeouts;
   readonly usageFlushMs: number;
+  /**
+   * Where usage records are written on SQLite (MODELPORT_USAGE_WRITER): `thread`, a worker thread with its own
+   * connection; `inline`, the main connection on the event loop. `:memory:` and Postgres are always inline. @default "thread"
+   */
+  readonly usageWriter: 'thread' | 'inline';
   /** Seals owners' provider keys (MODELPORT_SECRET_KEY); undefined: generated beside a SQLite database, refused on Postgres. */
   readonly secretKey: string | undefined;
   /** Owner-supplied base URLs may reach loopback, private and link-local addresses. */
@@ -178,6 +184,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       totalMs: env.MODELPORT_UPSTREAM_TOTAL_TIMEOUT_MS,
     },
     usageFlushMs: env.MODELPORT_USAGE_FLUSH_MS,
+    usageWriter: env.MODELPORT_USAGE_WRITER,
     secretKey: env.MODELPORT_SECRET_KEY,
     allowPrivateUpstreams: env.MODELPORT_ALLOW_PRIVATE_UPSTREAMS,
     agentLimits: {

@@ -1,6 +1,5 @@
-import type { ApiKeysRepository } from '../storage/api-keys-repository.js';
 import type { NewUsageRecord } from '../storage/schema.js';
-import type { UsageRepository } from '../storage/usage-repository.js';
+import type { UsageWriter } from '../storage/usage-writer.js';
 
 export interface UsageRecorderOptions {
   /** Flush at least this often. @default 1000 */
@@ -10,8 +9,8 @@ export interface UsageRecorderOptions {
   /** Records kept while the database is unreachable; beyond it the oldest are dropped and counted. @default 100000 */
   readonly maxQueued: number;
   /**
-   * Rows per INSERT. better-sqlite3 runs on the event loop: 500 rows hold it for about 3 ms, 50 for about 0.5 ms,
-   * and the recorder yields to waiting requests between two inserts. @default 50
+   * Rows per INSERT. better-sqlite3 on this thread (MODELPORT_USAGE_WRITER=inline) holds the event loop: 500 rows
+   * for about 3 ms, 50 for about 0.5 ms, and the recorder yields to waiting requests between two inserts. @default 50
    */
   readonly rowsPerInsert?: number;
 }
@@ -20,7 +19,7 @@ export interface UsageRecorder {
   record(record: NewUsageRecord): void;
   /** Writes everything queued; resolves when it is in the database. */
   flush(): Promise<void>;
-  /** Stops the timer and flushes (SIGTERM). */
+  /** Stops the timer, flushes (SIGTERM) and closes the writer. */
   close(): Promise<void>;
   stats(): { queued: number; dropped: number; written: number };
 }
@@ -31,8 +30,7 @@ export interface UsageRecorder {
  * id as primary key, so a batch written twice is counted once.
  */
 export function createUsageRecorder(
-  usage: UsageRepository,
-  apiKeys: ApiKeysRepository,
+  writer: UsageWriter,
   options: UsageRecorderOptions,
   onError: (error: unknown) => void,
 ): UsageRecorder {
@@ -47,7 +45,7 @@ export function createUsageRecorder(
     try {
       while (queue.length > 0) {
         const batch = queue.slice(0, rowsPerInsert);
-        await usage.insertMany(batch);
+        await writer.insertMany(batch);
         queue = queue.slice(batch.length);
         written += batch.length;
         for (const record of batch) if (record.key_id) lastUsed.set(record.key_id, Math.max(lastUsed.get(record.key_id) ?? 0, record.created_at));
@@ -55,7 +53,7 @@ export function createUsageRecorder(
         if (queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
-      if (lastUsed.size > 0) await apiKeys.touchLastUsed(lastUsed);
+      if (lastUsed.size > 0) await writer.touchLastUsed(lastUsed);
     }
   };
 
@@ -92,7 +90,11 @@ export function createUsageRecorder(
     },
     async close() {
       clearInterval(timer);
-      await this.flush();
+      try {
+        await this.flush();
+      } finally {
+        await writer.close();
+      }
     },
     stats: () => ({ queued: queue.length, dropped, written }),
   };

@@ -11,6 +11,7 @@ import { agentsMigration } from './migrations/0004-agents.js';
 import { accountsMigration } from './migrations/0005-accounts.js';
 import { keyLimitsMigration } from './migrations/0006-key-limits.js';
 import { budgetsMigration } from './migrations/0007-budgets.js';
+import { usageIndexDuplicateMigration } from './migrations/0008-usage-index-duplicate.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -67,7 +68,10 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectDatab
     prepare(query: string) {
       let statement = statements.get(query);
       if (statement === undefined) {
-        statement = sqlite.prepare(query);
+        // Kysely begins with a deferred `begin`. With another connection writing (the usage writer thread, other
+        // worker processes), a transaction that reads before it writes then fails with SQLITE_BUSY at its first
+        // write, which the busy timeout does not wait out; `begin immediate` waits for the write lock up front.
+        statement = sqlite.prepare(query === 'begin' ? 'begin immediate' : query);
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
         statements.set(query, statement);
       }
@@ -90,6 +94,7 @@ const migrations: Record<string, Migration> = {
   '0005-accounts': accountsMigration,
   '0006-key-limits': keyLimitsMigration,
   '0007-budgets': budgetsMigration,
+  '0008-usage-index-duplicate': usageIndexDuplicateMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

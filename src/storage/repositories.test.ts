@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { migrateToLatest, openStorage, type Storage } from './database.js';
+import { usageIndexDuplicateMigration } from './migrations/0008-usage-index-duplicate.js';
 import { createRepositories, type Repositories } from './repositories.js';
 
 /** The same storage suite on every dialect (SQLite always; Postgres when it answers). */
@@ -79,6 +81,24 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.ok((await repositories.changes.current()) > before);
       assert.equal(await repositories.routers.update('someone-else', router.id, { name: 'x' }), undefined);
       assert.equal((await repositories.routers.update(user.id, router.id, { settings: {} }))?.settings.qualityTarget, undefined);
+    });
+
+    it('keeps one index per usage query shape: 0007 repeated 0001s (key_id, created_at) index, 0008 drops it', async (t) => {
+      if (database === undefined) return t.skip('Postgres is not reachable on 127.0.0.1:5432');
+      const usageIndexes = async () => {
+        const query =
+          dialect === 'sqlite'
+            ? sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'usage_records' and sql is not null`
+            : sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'usage_records' and indexname <> 'usage_records_pkey'`;
+        return (await query.execute(storage.db)).rows.map((row) => row.name).sort();
+      };
+      const intended = ['usage_records_key_time_idx', 'usage_records_owner_time_idx', 'usage_records_router_time'];
+      assert.deepEqual(await usageIndexes(), intended);
+      // Down and up again: the duplicate comes back, then goes.
+      await usageIndexDuplicateMigration.down?.(storage.db);
+      assert.deepEqual(await usageIndexes(), [...intended, 'usage_records_key_time'].sort());
+      await usageIndexDuplicateMigration.up(storage.db);
+      assert.deepEqual(await usageIndexes(), intended);
     });
 
     it('writes usage records once even when a batch is written twice', async (t) => {

@@ -29,9 +29,14 @@ const USAGE_COLUMNS = [
   'attempts',
 ] as const satisfies readonly (keyof NewUsageRecord)[];
 
-/** A record's values in USAGE_COLUMNS order (a column left out is NULL, as every optional column defaults to). */
-function pushValues(values: unknown[], record: NewUsageRecord): void {
-  for (const column of USAGE_COLUMNS) values.push(record[column] ?? null);
+/**
+ * Records as one flat list of values, USAGE_COLUMNS.length per record in that order (a column left out is NULL, as
+ * every optional column defaults to): what a batch INSERT binds, and what the SQLite writer thread is sent.
+ */
+export function usageRowValues(records: readonly NewUsageRecord[]): unknown[] {
+  const values: unknown[] = [];
+  for (const record of records) for (const column of USAGE_COLUMNS) values.push(record[column] ?? null);
+  return values;
 }
 
 export function createUsageRepository(db: Kysely<Database>) {
@@ -40,29 +45,34 @@ export function createUsageRepository(db: Kysely<Database>) {
    * 50 rows × 16 columns of query nodes cost about 3 µs a record, more than the rows' own parameters.
    */
   const batchSql = new Map<number, string>();
+  /** Inserts rows given as usageRowValues; a record already written (same request id) is skipped, never counted twice. */
+  const insertValues = async (values: readonly unknown[]): Promise<void> => {
+    const rowCount = values.length / USAGE_COLUMNS.length;
+    if (rowCount === 0) return;
+    const known = batchSql.get(rowCount);
+    if (known !== undefined) {
+      await db.executeQuery(CompiledQuery.raw(known, values as unknown[]));
+      return;
+    }
+    const rows: NewUsageRecord[] = [];
+    for (let start = 0; start < values.length; start += USAGE_COLUMNS.length) {
+      rows.push(Object.fromEntries(USAGE_COLUMNS.map((column, index) => [column, values[start + index]])) as unknown as NewUsageRecord);
+    }
+    const compiled = db
+      .insertInto('usage_records')
+      .values(rows)
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .compile();
+    // Kept only when its parameters are exactly the values in USAGE_COLUMNS order, as later batches pass them.
+    if (compiled.parameters.length === values.length && compiled.parameters.every((parameter, index) => parameter === values[index])) {
+      batchSql.set(rowCount, compiled.sql);
+    }
+    await db.executeQuery(compiled);
+  };
   return {
     /** Inserts a batch; a record already written (same request id) is skipped, never counted twice. */
-    async insertMany(records: readonly NewUsageRecord[]): Promise<void> {
-      if (records.length === 0) return;
-      const values: unknown[] = [];
-      for (const record of records) pushValues(values, record);
-      const known = batchSql.get(records.length);
-      if (known !== undefined) {
-        await db.executeQuery(CompiledQuery.raw(known, values));
-        return;
-      }
-      const rows = records.map((record) => Object.fromEntries(USAGE_COLUMNS.map((column) => [column, record[column] ?? null])) as NewUsageRecord);
-      const compiled = db
-        .insertInto('usage_records')
-        .values(rows)
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .compile();
-      // Kept only when its parameters are exactly the values in USAGE_COLUMNS order, as later batches pass them.
-      if (compiled.parameters.length === values.length && compiled.parameters.every((parameter, index) => parameter === values[index])) {
-        batchSql.set(records.length, compiled.sql);
-      }
-      await db.executeQuery(compiled);
-    },
+    insertMany: (records: readonly NewUsageRecord[]): Promise<void> => insertValues(usageRowValues(records)),
+    insertValues,
     list(query: UsageQuery = {}): Promise<UsageRecordRow[]> {
       let select = db.selectFrom('usage_records').selectAll();
       if (query.ownerId !== undefined) select = select.where('owner_id', '=', query.ownerId);

@@ -1,0 +1,13 @@
+/** What the main thread and the SQLite usage writer thread (sqlite-usage-writer-worker.ts) say to each other. */
+
+/** Rows as usage-repository's usageRowValues (one flat list of primitives: cheap to clone), or keys' last-used times. */
+export type UsageWriteRequest =
+  | { readonly id: number; readonly values: readonly unknown[] }
+  | { readonly id: number; readonly lastUsed: readonly (readonly [string, number])[] }
+  | { readonly id: number; readonly close: true };
+
+/** Each request is acknowledged once it is committed, or with the error's message. */
+export interface UsageWriteReply {
+  readonly id: number;
+  readonly error?: string;
+}

@@ -1,0 +1,38 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { createApiKeysRepository } from './api-keys-repository.js';
+import { openStorage } from './database.js';
+import type { UsageWriteReply, UsageWriteRequest } from './sqlite-usage-writer-messages.js';
+import { createUsageRepository } from './usage-repository.js';
+
+/**
+ * The SQLite usage writer thread (started by sqlite-usage-writer-thread.ts): its own connection to the database file,
+ * opened as the main thread opens it (WAL, busy timeout), on a schema the main thread has already migrated.
+ * Requests are handled one at a time, in the order they came.
+ */
+const port = parentPort;
+if (port === null) throw new Error('sqlite-usage-writer-worker runs as a worker thread');
+const storage = openStorage((workerData as { file: string }).file);
+const usage = createUsageRepository(storage.db);
+const apiKeys = createApiKeysRepository(storage.db, Date.now);
+
+async function handle(request: UsageWriteRequest): Promise<UsageWriteReply> {
+  try {
+    if ('values' in request) await usage.insertValues(request.values);
+    else if ('lastUsed' in request) await apiKeys.touchLastUsed(new Map(request.lastUsed));
+    else {
+      await storage.close();
+      port?.close();
+    }
+    return { id: request.id };
+  } catch (error) {
+    return { id: request.id, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+let chain = Promise.resolve();
+port.on('message', (request: UsageWriteRequest) => {
+  chain = chain.then(async () => {
+    const reply = await handle(request);
+    if (!('close' in request)) port.postMessage(reply);
+  });
+});
