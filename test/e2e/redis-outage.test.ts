@@ -69,12 +69,12 @@ describe('Redis outage: safe mode, then recovery', { skip: database === undefine
 
     await stopRedis(redis);
     const limited = await newKey(6);
-    const answers: Array<{ at: number; status: number; ms: number }> = [];
+    const answers: Array<{ started: number; at: number; status: number; ms: number }> = [];
     const outageEnds = performance.now() + 5000;
     for (let index = 0; performance.now() < outageEnds; index += 1) {
       const started = performance.now();
       const status = await chatStatus((index % 2 === 0 ? first : second).origin, limited, router);
-      answers.push({ at: performance.now(), status, ms: performance.now() - started });
+      answers.push({ started, at: performance.now(), status, ms: performance.now() - started });
       await new Promise((resolve) => setTimeout(resolve, 40));
     }
     const statuses = new Set(answers.map((answer) => answer.status));
@@ -83,10 +83,14 @@ describe('Redis outage: safe mode, then recovery', { skip: database === undefine
     assert.ok(Math.max(...answers.map((answer) => answer.ms)) < 3000, 'no request waited seconds on Redis');
     assert.ok(statuses.has(503), 'refuses (503) while pre-outage entries may still be in the window');
     assert.ok(statuses.has(200), 'answers again in safe mode once a window has passed');
-    const admitted = answers.filter((answer) => answer.status === 200).map((answer) => answer.at);
-    for (const at of admitted) {
-      const inWindow = admitted.filter((other) => other >= at && other < at + WINDOW_MS - 100).length;
-      assert.ok(inWindow <= 6, `${inWindow} admitted within one window from ${at.toFixed(0)}`);
+    // Each request was admitted somewhere between its start and its answer, as the client sees them: those that
+    // started at or after one request's start and were answered within a window of it were certainly admitted within
+    // one window. (Answer times alone, with a fixed margin, counted a request answered late, under load, in the wrong
+    // window.)
+    const admitted = answers.filter((answer) => answer.status === 200);
+    for (const { started } of admitted) {
+      const inWindow = admitted.filter((other) => other.started >= started && other.at < started + WINDOW_MS).length;
+      assert.ok(inWindow <= 6, `${inWindow} admitted within one window from ${started.toFixed(0)}`);
     }
 
     redis = await startRedis(redisPort);
