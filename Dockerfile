@@ -10,7 +10,11 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build-native.mjs ./scripts/
+COPY native ./native
 COPY src ./src
+COPY web ./web
+# npm run build also compiles native/malloc-trim (glibc's malloc_trim for the idle collection) against Node's headers.
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-slim AS runtime
@@ -21,6 +25,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
+COPY --from=build /app/native/malloc-trim/build/Release/malloc_trim.node ./native/malloc-trim/build/Release/
 COPY package.json ./
 COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data

@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { bootstrapBanner, bootstrapIfEmpty, type BootstrapResult } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { processProbe, startIdleCollector, type IdleCollector, type IdleCollectorProbe } from './lib/idle-collector.js';
+import { createRequestActivity } from './lib/request-activity.js';
 import { createIpcWindowStore, serveWindowStore } from './workers/ipc-window-store.js';
 import { prepareStorageOnce } from './workers/prepare-storage.js';
 import { runPrimary } from './workers/primary.js';
@@ -41,10 +42,14 @@ export async function serve(hooks: ServeHooks): Promise<void> {
   }
 
   const worker = cluster.isWorker ? cluster.worker : undefined;
+  const activity = config.idleCollectMs > 0 ? createRequestActivity() : undefined;
   const app = await createApp(
     config,
     worker === undefined ? logger : logger.child({ worker: worker.id }),
-    worker === undefined ? {} : { windowStore: createIpcWindowStore(), ...(config.workerHeader ? { workerId: process.pid } : {}) },
+    {
+      ...(activity === undefined ? {} : { activity }),
+      ...(worker === undefined ? {} : { windowStore: createIpcWindowStore(), ...(config.workerHeader ? { workerId: process.pid } : {}) }),
+    },
   );
   if (config.bootstrap && worker === undefined) {
     const created = await bootstrapIfEmpty(app.repositories, createAdminService(app.repositories, app.catalog));
@@ -53,7 +58,7 @@ export async function serve(hooks: ServeHooks): Promise<void> {
   // Start-up leaves garbage in the old generation (the young one was held small, so more of it was promoted): one
   // compacting collection once Fastify is ready (its plugins loaded, its schemas compiled) and before it listens gives
   // it back (~40 ms; no request waits for it).
-  const heap = config.idleCollectMs > 0 ? processProbe() : undefined;
+  const heap = activity === undefined ? undefined : processProbe(activity);
   if (heap !== undefined) {
     await app.server.ready();
     heap.collect();

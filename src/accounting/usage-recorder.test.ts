@@ -49,3 +49,23 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('usage recorder batch sizes', () => {
+  it('sends wideInsertRows in one INSERT while that many wait, and the rest by rowsPerInsert', async () => {
+    const sizes: number[] = [];
+    const writer = {
+      insertMany: async (records: readonly unknown[]) => {
+        sizes.push(records.length);
+      },
+      touchLastUsed: async () => undefined,
+      close: async () => undefined,
+    };
+    const recorder = createUsageRecorder(writer, { flushIntervalMs: 60_000, batchSize: 10_000, maxQueued: 100_000, rowsPerInsert: 50, wideInsertRows: 500 }, (error) => {
+      throw error;
+    });
+    for (let index = 0; index < 1_120; index += 1) recorder.record(usageRecord('sizes', 'key_1', index));
+    await recorder.close();
+    // Only two sizes above the small ones: the compiled INSERTs stay few.
+    assert.deepEqual(sizes, [500, 500, 50, 50, 20]);
+  });
+});

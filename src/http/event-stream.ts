@@ -118,6 +118,21 @@ export function relayParts(
   subject: string,
   keepText = false,
 ): Promise<RelayedStream> {
+  return new Promise((resolve) => relayPartsThen(parts, encode, stream, subject, keepText, resolve));
+}
+
+/**
+ * `relayParts` with a callback instead of a promise: a caller that ends the stream from it returns at once, so its
+ * async functions (and the route's above them) do not stay suspended, each holding its frame, for the stream's life.
+ */
+export function relayPartsThen(
+  parts: PartStream,
+  encode: (part: StreamPart) => readonly string[],
+  stream: EventStream,
+  subject: string,
+  keepText: boolean,
+  done: (relayed: RelayedStream) => void,
+): void {
   let generated = '';
   /** Pieces appended to `generated` since it was last flattened (a held stream keeps it: flat-string.ts). */
   let pieces = 0;
@@ -148,34 +163,32 @@ export function relayParts(
     pending = undefined;
     write(data);
   };
-  return new Promise((resolve) => {
-    parts.pipe({
-      part(part) {
-        // The text is counted only when the provider sends no usage: once it has, none is kept (unless asked).
-        if (part.type === 'text-delta' || part.type === 'refusal-delta') append(part.text);
-        else if (part.type === 'tool-call-delta') append((part.name ?? '') + part.argumentsDelta);
-        else if (part.type === 'finish') finishReason = part.finishReason;
-        else {
-          usage = part.usage;
-          if (!keepText) generated = '';
-        }
-        const events = encode(part);
-        if (events.length === 0) return;
-        const data = events.length === 1 ? (events[0] as string) : events.join('');
-        if (firstSent) {
-          pending = pending === undefined ? data : pending + data;
-          return;
-        }
-        // Node sends a tick's writes together at its end: the head, the start and the first part go now,
-        // before the parts that came in the same upstream packet are even mapped.
-        firstSent = true;
-        write(data);
-        stream.flush();
-      },
-      endOfBatch,
-      end: () => resolve({ generated, finishReason, usage, failure: undefined }),
-      fail: (error) => resolve({ generated, finishReason, usage, failure: streamFailure(error, subject) }),
-    });
+  parts.pipe({
+    part(part) {
+      // The text is counted only when the provider sends no usage: once it has, none is kept (unless asked).
+      if (part.type === 'text-delta' || part.type === 'refusal-delta') append(part.text);
+      else if (part.type === 'tool-call-delta') append((part.name ?? '') + part.argumentsDelta);
+      else if (part.type === 'finish') finishReason = part.finishReason;
+      else {
+        usage = part.usage;
+        if (!keepText) generated = '';
+      }
+      const events = encode(part);
+      if (events.length === 0) return;
+      const data = events.length === 1 ? (events[0] as string) : events.join('');
+      if (firstSent) {
+        pending = pending === undefined ? data : pending + data;
+        return;
+      }
+      // Node sends a tick's writes together at its end: the head, the start and the first part go now,
+      // before the parts that came in the same upstream packet are even mapped.
+      firstSent = true;
+      write(data);
+      stream.flush();
+    },
+    endOfBatch,
+    end: () => done({ generated, finishReason, usage, failure: undefined }),
+    fail: (error) => done({ generated, finishReason, usage, failure: streamFailure(error, subject) }),
   });
 }
 

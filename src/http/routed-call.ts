@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { chargeQuietly } from '../limits/budget-guard.js';
+import { ClientAbort, type ClientSignal } from '../lib/client-abort.js';
 import { GatewayError, errors } from '../lib/errors.js';
 import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import type { ChatRequest, ChatResult, Usage } from '../providers/contract.js';
@@ -38,7 +39,8 @@ export interface RoutedRequest extends PreparedRoute {
   readonly resolveModel: ModelResolver;
   readonly completionId: string;
   readonly created: number;
-  readonly signal: AbortSignal;
+  /** The client went away (its connection closed before the answer was written). */
+  readonly signal: ClientSignal;
   /** The prompt size routing used (o200k count for short prompts, ≈ 4 characters a token for long ones), before any provider counted. */
   readonly estimatedPromptTokens: number;
 }
@@ -90,7 +92,7 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
     void reply.headers(admitted instanceof Promise ? await admitted : admitted);
   }
 
-  const abort = new AbortController();
+  const abort = new ClientAbort();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
@@ -107,7 +109,7 @@ export async function prepareRoutedCall(request: FastifyRequest, reply: FastifyR
     // The request id's random part: unguessable, and a client's completion id finds the request in the logs.
     completionId: `${input.idPrefix}${request.id.slice(request.id.indexOf('_') + 1)}`,
     created: Math.floor(deps.now() / 1000),
-    signal: abort.signal,
+    signal: abort,
   };
 }
 

@@ -6,7 +6,7 @@ import type { FinishReason, StreamPart, Usage } from '../providers/contract.js';
 import type { ModelInfo } from '../routing/catalog.js';
 import { streamRoute } from '../routing/route-and-call.js';
 import type { AppDependencies } from './dependencies.js';
-import { openEventStream, relayParts } from './event-stream.js';
+import { openEventStream, relayPartsThen, type EventStream, type RelayedStream } from './event-stream.js';
 import type { RouterMeta } from './openai-response.js';
 import { usageRecordFrom } from './request-state.js';
 import { attemptsForMeta, round, type RoutedRequest } from './routed-call.js';
@@ -43,6 +43,10 @@ export type StreamEncoderFactory = (model: ModelInfo) => StreamEncoder;
  * answers. After that, events are written as parts arrive (with backpressure);
  * a failure can only be reported inside the stream. Accounting and the usage
  * record are the same as for a non-streamed call.
+ *
+ * Resolves once the stream has started: its end (accounting, the last events, the usage record) runs from the
+ * relay's callback, so neither this function nor the route's handlers above it stay suspended with their frames for
+ * as long as the stream is held (thousands of held streams; docs/performance.md).
  */
 export async function streamRoutedCall(
   request: FastifyRequest,
@@ -54,12 +58,37 @@ export async function streamRoutedCall(
   const state = request.gateway;
   state.streamed = true;
   const outcome = await streamRoute(routed, routed.chatRequest, deps, { startedAt: state.startedAt, signal: routed.signal });
-  const { firstAt } = outcome;
   const encoder = createEncoder(outcome.model);
   const stream = openEventStream(request, reply, outcome.model.id);
   await stream.write(encoder.start());
-  const { generated, finishReason, usage, failure } = await relayParts(outcome.parts, (part) => encoder.part(part), stream, "The model's stream");
+  relayPartsThen(outcome.parts, (part) => encoder.part(part), stream, "The model's stream", false, (relayed) => {
+    endRoutedStream(request, routed, deps, outcome, encoder, stream, relayed).catch((error: unknown) => {
+      // Nothing above can catch it any more: the stream's head and parts are out. Its end must not be lost silently,
+      // nor its usage record.
+      request.log.error({ err: error }, 'ending a stream failed');
+      if (!request.gateway.recorded) {
+        request.gateway.recorded = true;
+        deps.usage.record(usageRecordFrom(request, 500, 'internal_error'));
+      }
+      stream.end([]);
+    });
+  });
+}
 
+type StreamOutcome = Awaited<ReturnType<typeof streamRoute>>;
+
+/** Accounts the finished (or broken) stream, charges it, writes its last events and its usage record. */
+async function endRoutedStream(
+  request: FastifyRequest,
+  routed: RoutedRequest,
+  deps: AppDependencies,
+  outcome: StreamOutcome,
+  encoder: StreamEncoder,
+  stream: EventStream,
+  { generated, finishReason, usage, failure }: RelayedStream,
+): Promise<void> {
+  const state = request.gateway;
+  const { firstAt } = outcome;
   const account = accountCall({
     model: outcome.model,
     request: routed.chatRequest,

@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { redactApiKeys } from '../auth/api-key-format.js';
 import { errors } from '../lib/errors.js';
 import { createRandomTokenSource } from '../lib/random-id.js';
+import type { RequestActivity } from '../lib/request-activity.js';
 import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
@@ -23,6 +24,8 @@ export interface ServerOptions {
   readonly requestTimeoutMs?: number | undefined;
   /** When set, every answer names this worker (its pid) in `x-modelport-worker` (multi-process mode, MODELPORT_WORKER_HEADER). */
   readonly workerId?: number | undefined;
+  /** Told of every request's start and end (the idle collector, src/lib/idle-collector.ts). */
+  readonly activity?: RequestActivity | undefined;
 }
 
 /** Builds the HTTP server from its dependencies; no globals, nothing read from the environment. */
@@ -88,7 +91,9 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   });
   // Hooks on every request are synchronous (done) where they need not wait: an async hook costs a promise and a
   // microtask turn per request.
-  app.addHook('onRequest', (_request, _reply, done) => {
+  const activity = options.activity;
+  app.addHook('onRequest', (request, _reply, done) => {
+    activity?.note(request.url);
     done(closing ? errors.shuttingDown() : undefined);
   });
   const workerId = options.workerId;
@@ -105,6 +110,7 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     await app.register(staticSite, { root: deps.dashboard.webRoot ?? DEFAULT_WEB_ROOT });
   }
   app.addHook('onResponse', (request, reply, done) => {
+    activity?.note(request.url);
     // The level is checked first: below info the line costs nothing on the hot path.
     if (deps.logger.isLevelEnabled('info')) {
       const url = redactApiKeys(request.url.split('?')[0] ?? '');

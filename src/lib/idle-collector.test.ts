@@ -9,7 +9,7 @@ const MiB = 1024 * 1024;
  * young generation holds, which `collectYoung` gives back.
  */
 function fakeProcess(heapMiB: number) {
-  const state = { now: 0, heap: heapMiB * MiB, live: heapMiB * MiB, young: 0, busy: 0, collections: 0, youngCollections: 0 };
+  const state = { now: 0, heap: heapMiB * MiB, live: heapMiB * MiB, young: 0, busy: 0, collections: 0, youngCollections: 0, trims: 0 };
   const probe: IdleCollectorProbe = {
     collect() {
       state.collections += 1;
@@ -20,11 +20,23 @@ function fakeProcess(heapMiB: number) {
       state.heap -= state.young;
       state.young = 0;
     },
+    trim() {
+      state.trims += 1;
+    },
     committedHeapBytes: () => state.heap,
     busyShare: () => state.busy,
     now: () => state.now,
   };
   return { state, probe };
+}
+
+/** Checks at each of these times, with the event loop busy that share since the previous check. */
+function checkAt(state: { now: number; busy: number }, collector: { check(): void }, steps: readonly (readonly [number, number])[]): void {
+  for (const [now, busy] of steps) {
+    state.now = now;
+    state.busy = busy;
+    collector.check();
+  }
 }
 
 test('collects once the process has been idle long enough after its heap grew, and tells what it gave back', () => {
@@ -73,11 +85,7 @@ test('a busy event loop restarts the wait', () => {
 test('a short burst of work inside the quiet period (idle connections closing) does not restart the wait', () => {
   const { state, collector } = afterWork();
   // Quiet from 20 s; between 45 and 50 s the event loop is 5 % busy: 250 ms, under 2 % of the 30 s.
-  for (const [now, busy] of [[25_000, 0], [30_000, 0], [35_000, 0], [40_000, 0], [45_000, 0], [50_000, 0.05]] as const) {
-    state.now = now;
-    state.busy = busy;
-    collector.check();
-  }
+  checkAt(state, collector, [[25_000, 0], [30_000, 0], [35_000, 0], [40_000, 0], [45_000, 0], [50_000, 0.05]]);
   assert.equal(state.collections, 1, '30 s since the work, busy 0.8 % of it');
 });
 
@@ -175,4 +183,83 @@ test("the process's collection is a real full collection: an object only weakly 
   assert.ok(probe.committedHeapBytes() > 0);
   const share = probe.busyShare();
   assert.ok(share >= 0 && share <= 1, String(share));
+});
+
+test("the process's probe trims with the function it was given", () => {
+  let trims = 0;
+  const probe = processProbe(undefined, () => {
+    trims += 1;
+    return true;
+  });
+  probe.trim?.();
+  assert.equal(trims, 1);
+});
+
+test("glibc's free pages go back after each collection, and once per quiet period when V8 had already shrunk the heap", () => {
+  const { state, requests, collector } = servedLoad();
+  state.busy = 0;
+  state.now = 50_000;
+  collector.check();
+  assert.deepEqual([state.collections, state.trims], [1, 1], 'the full collection is followed by a trim');
+  state.now = 55_000;
+  collector.check();
+  assert.deepEqual([state.youngCollections, state.trims], [1, 2], 'and so is the young one');
+  state.now = 200_000;
+  collector.check();
+  assert.equal(state.trims, 2, 'no work since: nothing to trim');
+
+  // Another load, after which V8's own collections brought the heap back down before the idle collector's turn.
+  requests.events += 500;
+  state.now = 210_000;
+  collector.check();
+  state.now = 240_000;
+  collector.check();
+  state.now = 245_000;
+  collector.check();
+  assert.deepEqual([state.collections, state.trims], [1, 3], 'no collection (the heap did not grow), but one trim');
+  state.now = 300_000;
+  collector.check();
+  assert.equal(state.trims, 3, 'once per quiet period');
+});
+
+/** A serving process (requests counted) that served a load until 20 s and grew its heap to 300 MiB. */
+function servedLoad() {
+  const { state, probe } = fakeProcess(40);
+  const requests = { events: 0 };
+  const collector = createIdleCollector({ idleMs: 30_000 }, { ...probe, requestEvents: () => requests.events });
+  state.heap = 300 * MiB;
+  state.busy = 0.5;
+  requests.events = 2_000;
+  state.now = 20_000;
+  collector.check();
+  return { state, requests, collector };
+}
+
+test('serving requests: idleness counts from the last request that started or ended', () => {
+  const { state, requests, collector } = servedLoad();
+  state.busy = 0;
+  state.now = 45_000;
+  collector.check();
+  // One request at 45 s: the wait starts again from there, however quiet the event loop was.
+  requests.events += 2;
+  state.now = 50_000;
+  collector.check();
+  state.now = 75_000;
+  collector.check();
+  assert.equal(state.collections, 0, '25 s since the last request');
+  state.now = 80_000;
+  collector.check();
+  assert.equal(state.collections, 1);
+});
+
+test('serving requests: work that is not a request (connections closing) delays the collection without restarting the wait', () => {
+  const { state, collector } = servedLoad();
+  // From 20 s no request. Busy between 25 and 30 s (5 % of the wait: over the budget a non-serving process has) and
+  // between 45 and 50 s.
+  checkAt(state, collector, [[25_000, 0], [30_000, 0.3], [35_000, 0], [40_000, 0], [45_000, 0], [50_000, 0.4]]);
+  assert.equal(state.collections, 0, 'no pause in the middle of work');
+  state.now = 55_000;
+  state.busy = 0;
+  collector.check();
+  assert.equal(state.collections, 1, '35 s after the last request, the first quiet check');
 });

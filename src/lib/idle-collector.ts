@@ -1,6 +1,8 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { loadMallocTrim } from './malloc-trim.js';
+import type { RequestActivity } from './request-activity.js';
 
 /**
  * The event loop busy for more than this share of `idleMs` counts as work, not idleness. Measured over the quiet period
@@ -31,10 +33,22 @@ export interface IdleCollectorProbe {
   readonly collect: () => void;
   /** A young-generation collection (a scavenge), after which V8 shrinks the young generation if allocation is low. */
   readonly collectYoung: () => void;
+  /**
+   * Hands the allocator's free pages back to the system (glibc's malloc_trim: lib/malloc-trim.ts), where it can.
+   * Node's native side (sockets, HTTP parsers, buffers outside V8's heap) leaves them behind a load.
+   */
+  readonly trim?: () => void;
   /** The heap V8 has committed (what it holds from the OS), bytes. */
   readonly committedHeapBytes: () => number;
   /** The share of the time since the previous call the event loop spent working, 0 to 1. */
   readonly busyShare: () => number;
+  /**
+   * Requests started and ended so far (request-activity.ts), in a process that serves requests. With it, idleness is
+   * counted from the last request that started or ended, and work that is not a request (idle connections closing,
+   * chunks of streams already open) delays the collection without restarting the wait. Without it (the cluster's
+   * primary), any work over 2 % of the quiet period restarts the wait.
+   */
+  readonly requestEvents?: () => number;
   readonly now: () => number;
 }
 
@@ -51,8 +65,9 @@ export interface IdleCollector {
  * garbage of the load until it next reaches its limit, which an idle process never does. V8's own memory reducer only
  * starts after a full collection that shrank the heap, which does not happen while a load grows it, so a gateway idle
  * after 2,000 streams held ~330 MiB for as long as it stayed idle (docs/performance.md, idle memory). After `idleMs`
- * with the event loop busy less than 2 % of that time, and only if the committed heap grew by 16 MiB or more since
- * the last collection, this runs one full collection that compacts the whole old generation (V8's
+ * with no request started or ended (health and metrics probes aside) and the event loop under 2 % busy since the last
+ * check, or, in a process that serves no requests, with the event loop busy less than 2 % of that time, and only if
+ * the committed heap grew by 16 MiB or more since the last collection, this runs one full collection that compacts the whole old generation (V8's
  * `--compact-on-every-full-gc` for that one collection: a plain full collection frees the garbage but leaves the pages
  * it was on committed), so V8 returns the emptied pages; 5 s later, if still idle, a young-generation collection,
  * after which V8 shrinks the young generation back to its initial size (allocation being low by then).
@@ -83,20 +98,43 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
   let heapAfterLast = probe.committedHeapBytes();
   let youngPending = false;
   let stopped = false;
+  let requestEventsSeen = probe.requestEvents?.();
+  /** Work happened since glibc's free pages were last handed back. */
+  let trimPending = false;
+  const trim = () => {
+    trimPending = false;
+    probe.trim?.();
+  };
   return {
     check() {
       if (stopped) return;
       const now = probe.now();
-      busyMs += probe.busyShare() * (now - lastCheck);
+      const share = probe.busyShare();
+      const elapsedMs = now - lastCheck;
       lastCheck = now;
-      if (busyMs > BUSY_SHARE * options.idleMs) {
-        quietSince = now;
-        busyMs = 0;
-        return;
+      const events = probe.requestEvents?.();
+      if (events !== undefined) {
+        if (events !== requestEventsSeen) {
+          requestEventsSeen = events;
+          quietSince = now;
+          trimPending = true;
+          return;
+        }
+        // No pause in the middle of work, even work that is not a request; it does not restart the wait either.
+        if (share > BUSY_SHARE) return;
+      } else {
+        busyMs += share * elapsedMs;
+        if (busyMs > BUSY_SHARE * options.idleMs) {
+          quietSince = now;
+          busyMs = 0;
+          trimPending = true;
+          return;
+        }
       }
       if (youngPending && now - quietSince >= YOUNG_DELAY_MS) {
         youngPending = false;
         probe.collectYoung();
+        trim();
         heapAfterLast = probe.committedHeapBytes();
         probe.busyShare();
         lastCheck = probe.now();
@@ -105,12 +143,17 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
       if (now - quietSince < options.idleMs) return;
       const heapBeforeBytes = probe.committedHeapBytes();
       if (heapBeforeBytes < heapAfterLast + GROWTH_BYTES) {
-        // Nothing worth a pause; a heap that shrank on its own is the new baseline.
+        // Nothing worth a pause; a heap that shrank on its own is the new baseline. V8's own collections may have
+        // done the work (its memory reducer, once allocation stopped): what the load freed outside its heap is still
+        // in glibc's arenas, so hand that back once per quiet period after work (a few ms, no collection).
         heapAfterLast = Math.min(heapAfterLast, heapBeforeBytes);
+        if (trimPending) trim();
         return;
       }
       const started = probe.now();
       probe.collect();
+      // What V8 gave back (compacted pages) and what Node's native side freed during the load lies in glibc's arenas.
+      trim();
       const heapAfterBytes = probe.committedHeapBytes();
       heapAfterLast = heapAfterBytes;
       youngPending = true;
@@ -133,8 +176,8 @@ function exposedGc(): (options?: { readonly type: 'minor' | 'major' }) => void {
   return runInNewContext('gc') as (options?: { readonly type: 'minor' | 'major' }) => void;
 }
 
-/** The running process: V8's gc(), its committed heap, its event loop's utilisation. */
-export function processProbe(): IdleCollectorProbe {
+/** The running process: V8's gc(), its committed heap, its event loop's utilisation, and its requests when it serves any. */
+export function processProbe(activity?: RequestActivity, trim: (() => boolean) | undefined = loadMallocTrim()): IdleCollectorProbe {
   let gc: ReturnType<typeof exposedGc> | undefined;
   let previous: EventLoopUtilization = performance.eventLoopUtilization();
   return {
@@ -151,6 +194,7 @@ export function processProbe(): IdleCollectorProbe {
       gc ??= exposedGc();
       gc({ type: 'minor' });
     },
+    ...(trim === undefined ? {} : { trim: () => void trim() }),
     committedHeapBytes: () => getHeapStatistics().total_heap_size,
     busyShare() {
       const current = performance.eventLoopUtilization();
@@ -159,5 +203,6 @@ export function processProbe(): IdleCollectorProbe {
       return share;
     },
     now: () => performance.now(),
+    ...(activity === undefined ? {} : { requestEvents: () => activity.events }),
   };
 }

@@ -28,14 +28,22 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
 }
 
-/** The children of one (router, model, status) label set. */
+/** One (router, model, status) label set: its request count, and its duration histogram's child. */
 interface RequestSeries {
-  readonly requests: Counter.Internal;
+  readonly labels: { readonly router: string; readonly model: string; readonly status: string };
   readonly duration: Histogram.Internal<string>;
-  readonly promptTokens: Counter.Internal;
-  readonly completionTokens: Counter.Internal;
-  readonly cost: Counter.Internal;
-  readonly carbon: Counter.Internal;
+  readonly model: ModelSeries;
+  requests: number;
+}
+
+/** One (router, model) label set's totals. */
+interface ModelSeries {
+  readonly router: string;
+  readonly model: string;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
+  carbon: number;
 }
 
 /**
@@ -48,7 +56,21 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'modelport_' });
   const labels = ['router', 'model', 'status'] as const;
-  const requests = new Counter({ name: 'modelport_requests_total', help: 'Routed requests answered, by router, model and HTTP status.', labelNames: labels, registers: [registry] });
+  // Requests, tokens, cost and carbon are counted in plain numbers and handed to prom-client when it is scraped: an
+  // inc() on a labelled counter (a child's too) hashes its labels into a string and checks them, on every request
+  // (docs/performance.md, fifth session). The duration histogram is observed as it comes.
+  const seriesByLabels = new Map<string, RequestSeries>();
+  const modelSeries = new Map<string, ModelSeries>();
+  new Counter({
+    name: 'modelport_requests_total',
+    help: 'Routed requests answered, by router, model and HTTP status.',
+    labelNames: labels,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const series of seriesByLabels.values()) this.inc(series.labels, series.requests);
+    },
+  });
   const duration = new Histogram({
     name: 'modelport_request_duration_seconds',
     help: 'Time from arrival to the last byte of the answer, by router, model and HTTP status.',
@@ -56,9 +78,33 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [registry],
   });
-  const tokens = new Counter({ name: 'modelport_tokens_total', help: 'Tokens by router, model and kind (prompt, completion).', labelNames: ['router', 'model', 'kind'], registers: [registry] });
-  const cost = new Counter({ name: 'modelport_cost_usd_total', help: 'Cost of answered requests in USD, by router and model.', labelNames: ['router', 'model'], registers: [registry] });
-  const carbon = new Counter({ name: 'modelport_carbon_grams_total', help: 'Estimated operational CO2 in grams, by router and model.', labelNames: ['router', 'model'], registers: [registry] });
+  /** A counter by (router, model) whose value is read from each model's totals at scrape time; zero totals are left out. */
+  const modelCounter = (name: string, help: string, value: (series: ModelSeries) => number) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['router', 'model'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const series of modelSeries.values()) if (value(series) > 0) this.inc({ router: series.router, model: series.model }, value(series));
+      },
+    });
+  new Counter({
+    name: 'modelport_tokens_total',
+    help: 'Tokens by router, model and kind (prompt, completion).',
+    labelNames: ['router', 'model', 'kind'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { router, model, promptTokens, completionTokens } of modelSeries.values()) {
+        if (promptTokens > 0) this.inc({ router, model, kind: 'prompt' }, promptTokens);
+        if (completionTokens > 0) this.inc({ router, model, kind: 'completion' }, completionTokens);
+      }
+    },
+  });
+  modelCounter('modelport_cost_usd_total', 'Cost of answered requests in USD, by router and model.', (series) => series.cost);
+  modelCounter('modelport_carbon_grams_total', 'Estimated operational CO2 in grams, by router and model.', (series) => series.carbon);
   const upstreamErrors = new Counter({ name: 'modelport_upstream_errors_total', help: 'Failed upstream calls, by model and error kind.', labelNames: ['model', 'kind'], registers: [registry] });
   const rejections = new Counter({ name: 'modelport_limiter_rejections_total', help: 'Requests refused by a limit, by limit kind and scope (key, router).', labelNames: ['limit', 'scope'], registers: [registry] });
   new Gauge({
@@ -78,8 +124,6 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
     },
   });
 
-  const seriesByLabels = new Map<string, RequestSeries>();
-
   return {
     contentType: registry.contentType,
     observeRequest(record) {
@@ -87,26 +131,25 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
       const model = record.model ?? 'none';
       const status = String(record.status);
       const name = `${router}\u0000${model}\u0000${status}`;
-      // prom-client hashes the label object on every call; the children are looked up once per label set.
       let series = seriesByLabels.get(name);
       if (series === undefined) {
-        series = {
-          requests: requests.labels({ router, model, status }),
-          duration: duration.labels({ router, model, status }),
-          promptTokens: tokens.labels({ router, model, kind: 'prompt' }),
-          completionTokens: tokens.labels({ router, model, kind: 'completion' }),
-          cost: cost.labels({ router, model }),
-          carbon: carbon.labels({ router, model }),
-        };
+        const modelName = `${router}\u0000${model}`;
+        let totals = modelSeries.get(modelName);
+        if (totals === undefined) {
+          totals = { router, model, promptTokens: 0, completionTokens: 0, cost: 0, carbon: 0 };
+          modelSeries.set(modelName, totals);
+        }
+        series = { labels: { router, model, status }, duration: duration.labels({ router, model, status }), model: totals, requests: 0 };
         seriesByLabels.set(name, series);
       }
-      series.requests.inc();
+      series.requests += 1;
       series.duration.observe(record.latency_ms / 1000);
       if (record.model === null || record.model === undefined) return;
-      if (record.prompt_tokens > 0) series.promptTokens.inc(record.prompt_tokens);
-      if (record.completion_tokens > 0) series.completionTokens.inc(record.completion_tokens);
-      if (record.cost_usd > 0) series.cost.inc(record.cost_usd);
-      if (record.carbon_grams > 0) series.carbon.inc(record.carbon_grams);
+      const totals = series.model;
+      if (record.prompt_tokens > 0) totals.promptTokens += record.prompt_tokens;
+      if (record.completion_tokens > 0) totals.completionTokens += record.completion_tokens;
+      if (record.cost_usd > 0) totals.cost += record.cost_usd;
+      if (record.carbon_grams > 0) totals.carbon += record.carbon_grams;
     },
     upstreamError(modelId, kind) {
       upstreamErrors.inc({ model: modelId, kind });

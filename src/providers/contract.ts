@@ -4,6 +4,8 @@
  * and maps the answer back onto these types.
  */
 
+import type { ClientSignal } from '../lib/client-abort.js';
+
 /** An OpenAI-style content part; providers map the kinds they support. */
 export interface ContentPart {
   readonly type: string;
@@ -94,7 +96,8 @@ export type StreamPart =
   | { readonly type: 'usage'; readonly usage: Usage };
 
 export interface CallOptions {
-  readonly signal: AbortSignal;
+  /** The caller's abort: an AbortSignal, or routing's cheaper ClientAbort (lib/client-abort.ts). */
+  readonly signal: ClientSignal;
 }
 
 /** One model of one provider, ready to call. */

@@ -1,4 +1,5 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher, type buildConnector } from 'undici';
+import { ClientAbort, type ClientSignal } from '../lib/client-abort.js';
 import { UpstreamError, isRetryableStatus } from './contract.js';
 
 /** Timeouts for upstream calls, in milliseconds. */
@@ -58,23 +59,45 @@ export interface UpstreamResponse {
  * Any non-2xx status is read and thrown as an UpstreamError; network failures
  * and timeouts are mapped to UpstreamError too, so callers see one error type.
  */
-export async function postJson(
+export function postJson(
   http: UpstreamHttp,
   provider: string,
   url: string,
   headers: Record<string, string>,
   body: unknown,
-  signal: AbortSignal,
+  signal: ClientSignal,
 ): Promise<UpstreamResponse> {
-  // One controller and at most two timers per call, all released when the call ends: AbortSignal.timeout and
+  let payload: string;
+  try {
+    payload = JSON.stringify(body);
+  } catch (error) {
+    return Promise.reject(toUpstreamError(provider, error, signal));
+  }
+  return postSerialized(http, provider, url, headers, payload, signal);
+}
+
+/**
+ * `postJson` for a body already serialised: for a caller that needs the exact bytes sent (Bedrock signs them), so the
+ * body is not serialised twice.
+ */
+export async function postSerialized(
+  http: UpstreamHttp,
+  provider: string,
+  url: string,
+  headers: Record<string, string>,
+  payload: string,
+  signal: ClientSignal,
+): Promise<UpstreamResponse> {
+  // One ClientAbort (undici takes any EventTarget-like signal; an AbortController costs about 1.1 KiB, and a held
+  // stream keeps it) and at most two timers per call, all released when the call ends: AbortSignal.timeout and
   // AbortSignal.any cost a weak reference and a GC-tracked signal each, per request (see docs/performance.md).
   // undici runs its headers timeout on a coarse timer (about 0.5 to 1 s late), so the first-byte deadline that
   // decides fallback is kept here, to the millisecond.
-  const call = new AbortController();
+  const call = new ClientAbort();
   const onCallerAbort = () => call.abort(signal.reason);
   if (signal.aborted) call.abort(signal.reason);
   else signal.addEventListener('abort', onCallerAbort, { once: true });
-  const timeout = (ms: number, what: string) => setTimeout(() => call.abort(new DOMException(`${what} within ${ms} ms`, 'TimeoutError')), ms);
+  const timeout = (ms: number, what: string) => setTimeout(() => call.abort(timeoutError(what, ms)), ms);
   const firstByteTimer = timeout(http.timeouts.firstByteMs, 'no response headers');
   const totalTimer = timeout(http.timeouts.totalMs, 'the call did not finish');
   const release = () => {
@@ -86,8 +109,9 @@ export async function postJson(
     response = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify(body),
-      signal: call.signal,
+      body: payload,
+      // undici's types name AbortSignal or EventEmitter; it calls only aborted, reason and add/removeEventListener.
+      signal: call as unknown as AbortSignal,
       dispatcher: http.dispatcher,
     });
   } catch (error) {
@@ -108,6 +132,11 @@ export async function postJson(
     // The error body is only informative; the status already says what happened.
   }
   throw statusError(provider, response.statusCode, response.headers, text);
+}
+
+/** The abort reason of an upstream call's own deadline (`toUpstreamError` maps it to a timeout). */
+export function timeoutError(what: string, ms: number): DOMException {
+  return new DOMException(`${what} within ${ms} ms`, 'TimeoutError');
 }
 
 /** The UpstreamError of a non-2xx answer, from its status, headers and body (empty when it could not be read). */
@@ -151,7 +180,7 @@ function extractErrorCode(text: string): string | undefined {
 }
 
 /** Maps a thrown network-level error (or an abort) onto UpstreamError. */
-export function toUpstreamError(provider: string, error: unknown, clientSignal?: AbortSignal): UpstreamError {
+export function toUpstreamError(provider: string, error: unknown, clientSignal?: ClientSignal): UpstreamError {
   if (error instanceof UpstreamError) return error;
   if (clientSignal?.aborted) {
     return new UpstreamError({ provider, kind: 'aborted', isRetryable: false, message: 'The client went away.', cause: error });

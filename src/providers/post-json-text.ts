@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { statusError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
+import type { ClientSignal } from '../lib/client-abort.js';
+import { statusError, timeoutError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
 
 /**
  * A non-streamed upstream call read whole: `postJson` plus `body.text()` without
@@ -43,16 +44,30 @@ export function postJsonForText(
   target: UpstreamTarget,
   headers: Readonly<Record<string, string>>,
   body: unknown,
-  signal: AbortSignal,
+  signal: ClientSignal,
+): Promise<UpstreamText> {
+  let payload: string;
+  try {
+    payload = JSON.stringify(body);
+  } catch (error) {
+    return Promise.reject(toUpstreamError(provider, error, signal));
+  }
+  return postForText(http, provider, target, headers, payload, signal);
+}
+
+/**
+ * `postJsonForText` for a body already serialised: for a caller that needs the exact bytes sent (Bedrock signs them),
+ * so the body is not serialised twice.
+ */
+export function postForText(
+  http: UpstreamHttp,
+  provider: string,
+  target: UpstreamTarget,
+  headers: Readonly<Record<string, string>>,
+  payload: string,
+  signal: ClientSignal,
 ): Promise<UpstreamText> {
   return new Promise<UpstreamText>((resolve, reject) => {
-    let payload: string;
-    try {
-      payload = JSON.stringify(body);
-    } catch (error) {
-      reject(toUpstreamError(provider, error, signal));
-      return;
-    }
     const call = new TextCall(http.timeouts, provider, signal, resolve, reject);
     http.dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: payload }, call);
   });
@@ -61,7 +76,7 @@ export function postJsonForText(
 /** One call's state: a class, so every call has the same shape and no closures are made per call. */
 class TextCall implements Dispatcher.DispatchHandler {
   readonly #provider: string;
-  readonly #signal: AbortSignal;
+  readonly #signal: ClientSignal;
   readonly #resolve: (value: UpstreamText) => void;
   readonly #reject: (error: unknown) => void;
   #controller: Dispatcher.DispatchController | undefined = undefined;
@@ -74,7 +89,7 @@ class TextCall implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] = [];
   #settled = false;
 
-  constructor(timeouts: UpstreamTimeouts, provider: string, signal: AbortSignal, resolve: (value: UpstreamText) => void, reject: (error: unknown) => void) {
+  constructor(timeouts: UpstreamTimeouts, provider: string, signal: ClientSignal, resolve: (value: UpstreamText) => void, reject: (error: unknown) => void) {
     this.#provider = provider;
     this.#signal = signal;
     this.#resolve = resolve;
@@ -125,7 +140,7 @@ class TextCall implements Dispatcher.DispatchHandler {
   }
 
   #timeout(ms: number, what: string): NodeJS.Timeout {
-    return setTimeout(() => this.#abort(new DOMException(`${what} within ${ms} ms`, 'TimeoutError')), ms);
+    return setTimeout(() => this.#abort(timeoutError(what, ms)), ms);
   }
 
   #abort(reason: unknown): void {

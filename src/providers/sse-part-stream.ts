@@ -1,5 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Readable } from 'node:stream';
+import type { ClientSignal } from '../lib/client-abort.js';
 import type { StreamPart } from './contract.js';
 import { toUpstreamError } from './http-client.js';
 import { PartChannel } from './part-stream.js';
@@ -26,7 +27,7 @@ export interface ServerSentPartMapping {
  * so the first part is not held back by mapping the rest of its packet.
  * Failures are UpstreamErrors of `provider`; `signal` tells a client's abort apart.
  */
-export function streamServerSentParts(provider: string, body: Readable, signal: AbortSignal, mapping: ServerSentPartMapping): PartChannel {
+export function streamServerSentParts(provider: string, body: Readable, signal: ClientSignal, mapping: ServerSentPartMapping): PartChannel {
   let complete = false;
   let closed = false;
   let bodyEnded = false;

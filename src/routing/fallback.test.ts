@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { GatewayError } from '../lib/errors.js';
+import type { ClientSignal } from '../lib/client-abort.js';
 import { UpstreamError, type ChatModel, type ChatRequest, type ChatResult, type StreamPart } from '../providers/contract.js';
 import type { ModelResolver } from '../providers/registry.js';
 import { loadShippedCatalog, type ModelInfo } from './catalog.js';
@@ -319,7 +320,7 @@ describe('callWithFallback', () => {
 
   it("after the call resolved, the deadline no longer aborts its signal; the client's still does", async () => {
     const client = new AbortController();
-    let kept: AbortSignal | undefined;
+    let kept: ClientSignal | undefined;
     const result = await callWithFallback(
       [info('sim:small')],
       () => ({ provider: 'sim', modelId: 'small', generate: () => Promise.reject(new Error('unused')), stream: () => Promise.reject(new Error('unused')) }),

@@ -1,4 +1,5 @@
 import { accountCall } from '../accounting/call-accounting.js';
+import type { ClientSignal } from '../lib/client-abort.js';
 import { DEFAULT_FALLBACK_DEADLINE_MS } from '../config.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
 import type { ChatModel, ChatRequest, ChatResult, ToolCall, Usage } from '../providers/contract.js';
@@ -54,7 +55,7 @@ export interface PreparedRoute {
 export interface RouteCallTiming {
   /** performance.now() when the work started: the fallback deadline counts from it. */
   readonly startedAt: number;
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: ClientSignal | undefined;
   /** Overrides the deadline (on the performance.now() clock). @default startedAt + the fallback deadline */
   readonly deadlineAt?: number | undefined;
 }

@@ -5,7 +5,7 @@ import { createSqliteDatabase, type TestDatabase } from '../../test/support/data
 import { openUsageFixture, usageRecord, USAGE_EPOCH, type UsageFixture } from '../../test/support/usage-fixtures.js';
 import { createUsageRecorder } from '../accounting/usage-recorder.js';
 import type { NewUsageRecord } from './schema.js';
-import { createSqliteUsageWriterThread } from './sqlite-usage-writer-thread.js';
+import { WRITER_YOUNG_GENERATION_MB, createSqliteUsageWriterThread } from './sqlite-usage-writer-thread.js';
 
 describe('SQLite usage writer thread', () => {
   let database: TestDatabase;
@@ -24,7 +24,7 @@ describe('SQLite usage writer thread', () => {
   const idsLike = async (prefix: string) =>
     (await fixture.repositories.usage.list({ keyId: fixture.keyId, limit: 10_000 })).filter((row) => row.id.startsWith(`req_${prefix}_`)).map((row) => row.id);
 
-  const setUp = (idleStopMs?: number) => {
+  const setUp = (idleStopMs?: number, wideInsertRows?: number) => {
     const lost: string[] = [];
     const writer = createSqliteUsageWriterThread({
       file: database.url,
@@ -32,7 +32,7 @@ describe('SQLite usage writer thread', () => {
       onLost: (_reason, next) => lost.push(next),
       ...(idleStopMs === undefined ? {} : { idleStopMs }),
     });
-    const recorder = createUsageRecorder(writer, { flushIntervalMs: 60_000, batchSize: 100_000, maxQueued: 100_000 }, (error) => {
+    const recorder = createUsageRecorder(writer, { flushIntervalMs: 60_000, batchSize: 100_000, maxQueued: 100_000, wideInsertRows }, (error) => {
       throw error;
     });
     return { writer, recorder, lost };
@@ -43,6 +43,7 @@ describe('SQLite usage writer thread', () => {
     for (let index = 0; index < 120; index += 1) recorder.record(record('flush', index));
     await recorder.flush();
     assert.ok(writer.worker !== undefined, 'the thread was started');
+    assert.equal(writer.worker.resourceLimits?.maxYoungGenerationSizeMb, WRITER_YOUNG_GENERATION_MB, "the thread's young generation is capped");
     const rows = await fixture.repositories.usage.list({ keyId: fixture.keyId, limit: 10_000 });
     assert.equal((await idsLike('flush')).length, 120);
     assert.equal(rows.find((row) => row.id === 'req_flush_7')?.streamed, 1);
@@ -50,6 +51,15 @@ describe('SQLite usage writer thread', () => {
     assert.equal((await fixture.repositories.apiKeys.findByHash('writer-hash'))?.lastUsedAt, USAGE_EPOCH + 119);
     await recorder.close();
     assert.equal(writer.worker, undefined, 'close() ended the thread');
+    assert.deepEqual(lost, []);
+  });
+
+  it('takes 500 rows in one INSERT and the rest by 50, as the app sends them to the thread', async () => {
+    const { recorder, lost } = setUp(undefined, 500);
+    for (let index = 0; index < 1_010; index += 1) recorder.record(record('wide', index));
+    await recorder.flush();
+    assert.equal(new Set(await idsLike('wide')).size, 1_010);
+    await recorder.close();
     assert.deepEqual(lost, []);
   });
 

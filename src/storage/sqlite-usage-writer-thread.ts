@@ -118,10 +118,17 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
  * The compiled worker beside this file; under tsx (tests, `npx tsx`) the .ts source, which a worker thread
  * loads only once it has registered tsx itself (Node 20 does not pass the parent's loader hooks on).
  */
+/** The usage writer thread's young generation, MiB. */
+export const WRITER_YOUNG_GENERATION_MB = 4;
+
 function startWorker(file: string): Worker {
   const entry = new URL(import.meta.url.endsWith('.ts') ? './sqlite-usage-writer-worker.ts' : './sqlite-usage-writer-worker.js', import.meta.url);
-  if (entry.pathname.endsWith('.js')) return new Worker(entry, { workerData: { file } });
+  // The thread's own V8 heap: its young generation would grow to V8's default (2 × 16 MiB semi-spaces) in the burst of
+  // records that thousands of streams ending at once write; what it allocates per batch (the rows, one statement's
+  // values) is short-lived and small, so 4 MiB holds it with more frequent, cheaper scavenges (docs/performance.md).
+  const resourceLimits = { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB };
+  if (entry.pathname.endsWith('.js')) return new Worker(entry, { workerData: { file }, resourceLimits });
   const tsx = import.meta.resolve('tsx/esm/api');
   const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(source, { eval: true, workerData: { file } });
+  return new Worker(source, { eval: true, workerData: { file }, resourceLimits });
 }

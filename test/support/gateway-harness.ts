@@ -2,6 +2,7 @@ import pino from 'pino';
 import { createAdminService, type AdminService } from '../../src/admin/admin-service.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { RequestActivity } from '../../src/lib/request-activity.js';
 import type { RouterRecord } from '../../src/storage/routers-repository.js';
 import { createGatewayDatabase } from './databases.js';
 
@@ -23,6 +24,8 @@ export interface GatewayOptions {
   /** Models of the seeded router. @default ['sim:small', 'sim:medium'] */
   readonly models?: readonly string[];
   readonly strategy?: string;
+  /** Told of every request's start and end, as the idle collector is. */
+  readonly activity?: RequestActivity;
 }
 
 /**
@@ -48,7 +51,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(database.dialect === 'postgres' ? { MODELPORT_SECRET_KEY: 'test-secret-key-for-the-postgres-pass-0123456789' } : {}),
     ...options.env,
   });
-  const app = await createApp(config, pino({ level: 'silent' }));
+  const app = await createApp(config, pino({ level: 'silent' }), options.activity === undefined ? {} : { activity: options.activity });
   const admin = createAdminService(app.repositories, app.catalog);
   const ownerEmail = 'owner@example.com';
   await admin.createUser(ownerEmail, 'correct horse battery');

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CallOptions, ChatModel, ChatRequest, ChatResult, FinishReason, StreamPart, ToolCall } from '../contract.js';
-import { postJson, toUpstreamError, type UpstreamHttp } from '../http-client.js';
+import { postJson, type UpstreamHttp } from '../http-client.js';
+import { postJsonForText, upstreamTarget } from '../post-json-text.js';
 import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import {
   anthropicErrorSchema,
@@ -43,6 +44,8 @@ export function createAnthropicChatModel(settings: AnthropicProviderSettings, mo
     ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}),
   };
   const provider = settings.provider;
+  const target = upstreamTarget(url);
+  const generateHeaders = { 'content-type': 'application/json', accept: 'application/json', ...headers };
   const requestOptions = { provider, modelId, ...(settings.defaultMaxTokens !== undefined ? { defaultMaxTokens: settings.defaultMaxTokens } : {}) };
 
   return {
@@ -51,13 +54,7 @@ export function createAnthropicChatModel(settings: AnthropicProviderSettings, mo
 
     async generate(request: ChatRequest, options: CallOptions): Promise<ChatResult> {
       const body = mapAnthropicRequest(request, { ...requestOptions, stream: false });
-      const response = await postJson(settings.http, provider, url, headers, body, options.signal);
-      let text: string;
-      try {
-        text = await response.body.text();
-      } catch (error) {
-        throw toUpstreamError(provider, error, options.signal);
-      }
+      const { text } = await postJsonForText(settings.http, provider, target, generateHeaders, body, options.signal);
       const parsed = anthropicMessageSchema.safeParse(parseJson(text));
       if (!parsed.success) throw invalidResponse(provider, 'response body is not an Anthropic message');
       const texts: string[] = [];

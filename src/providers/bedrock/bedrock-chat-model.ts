@@ -1,6 +1,8 @@
 import type { z } from 'zod';
+import type { ClientSignal } from '../../lib/client-abort.js';
 import { UpstreamError, type CallOptions, type ChatModel, type ChatRequest, type ChatResult, type FinishReason, type StreamPart, type ToolCall, type Usage } from '../contract.js';
-import { postJson, toUpstreamError, type UpstreamHttp, type UpstreamResponse } from '../http-client.js';
+import { postSerialized, toUpstreamError, type UpstreamHttp, type UpstreamResponse } from '../http-client.js';
+import { postForText, upstreamTarget } from '../post-json-text.js';
 import {
   bedrockConverseResponseSchema,
   contentBlockDeltaEventSchema,
@@ -45,13 +47,27 @@ export function createBedrockChatModel(settings: BedrockProviderSettings, modelI
   const sign = createBedrockSigner(settings.credentials, settings.region, settings.now);
   const requestOptions = { provider, modelId, ...(settings.defaultMaxTokens !== undefined ? { defaultMaxTokens: settings.defaultMaxTokens } : {}) };
 
-  const post = async (operation: 'converse' | 'converse-stream', request: ChatRequest, accept: string, signal: AbortSignal): Promise<UpstreamResponse> => {
-    const body = mapBedrockRequest(request, requestOptions);
-    const url = new URL(`${modelUrl}/${operation}`);
-    // postJson sends JSON.stringify(body): the same bytes as signed here.
-    const signed = await sign(url, JSON.stringify(body), { 'content-type': 'application/json' });
+  const converseUrl = new URL(`${modelUrl}/converse`);
+  const converseTarget = upstreamTarget(converseUrl.href);
+  const streamUrl = new URL(`${modelUrl}/converse-stream`);
+
+  const converseText = async (request: ChatRequest, signal: ClientSignal): Promise<string> => {
+    const payload = JSON.stringify(mapBedrockRequest(request, requestOptions));
+    const signed = await sign(converseUrl, payload, { 'content-type': 'application/json' });
     try {
-      return await postJson(settings.http, provider, url.href, { ...signed, accept }, body, signal);
+      // The bytes sent are the bytes signed.
+      return (await postForText(settings.http, provider, converseTarget, { ...signed, accept: 'application/json' }, payload, signal)).text;
+    } catch (error) {
+      throw error instanceof UpstreamError ? refineBedrockError(error) : error;
+    }
+  };
+
+  const postStream = async (request: ChatRequest, signal: ClientSignal): Promise<UpstreamResponse> => {
+    const payload = JSON.stringify(mapBedrockRequest(request, requestOptions));
+    const signed = await sign(streamUrl, payload, { 'content-type': 'application/json' });
+    try {
+      // The bytes sent are the bytes signed.
+      return await postSerialized(settings.http, provider, streamUrl.href, { ...signed, accept: 'application/vnd.amazon.eventstream' }, payload, signal);
     } catch (error) {
       throw error instanceof UpstreamError ? refineBedrockError(error) : error;
     }
@@ -62,13 +78,7 @@ export function createBedrockChatModel(settings: BedrockProviderSettings, modelI
     modelId,
 
     async generate(request: ChatRequest, options: CallOptions): Promise<ChatResult> {
-      const response = await post('converse', request, 'application/json', options.signal);
-      let text: string;
-      try {
-        text = await response.body.text();
-      } catch (error) {
-        throw toUpstreamError(provider, error, options.signal);
-      }
+      const text = await converseText(request, options.signal);
       const parsed = bedrockConverseResponseSchema.safeParse(parseJson(text));
       if (!parsed.success) throw invalidResponse(provider, 'response body is not a Converse response');
       const texts: string[] = [];
@@ -89,7 +99,7 @@ export function createBedrockChatModel(settings: BedrockProviderSettings, modelI
     },
 
     async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
-      const response = await post('converse-stream', request, 'application/vnd.amazon.eventstream', options.signal);
+      const response = await postStream(request, options.signal);
       return mapBedrockStream(provider, response.body, options.signal);
     },
   };
@@ -118,7 +128,7 @@ const utf8 = new TextDecoder();
  * with its id and name and streams its input as partial JSON. The finish part
  * comes with `messageStop`; the usage part, from `metadata` (after messageStop), last.
  */
-async function* mapBedrockStream(provider: string, body: UpstreamResponse['body'], signal: AbortSignal): AsyncGenerator<StreamPart> {
+async function* mapBedrockStream(provider: string, body: UpstreamResponse['body'], signal: ClientSignal): AsyncGenerator<StreamPart> {
   const toolCalls = new Map<number, OpenToolCall>();
   let finishReason: FinishReason | undefined;
   let usage: Usage | undefined;

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ClientSignal } from '../../lib/client-abort.js';
 import {
   UpstreamError,
   type CallOptions,
@@ -9,7 +10,8 @@ import {
   type StreamPart,
   type ToolCall,
 } from '../contract.js';
-import { postJson, toUpstreamError, type UpstreamHttp, type UpstreamResponse } from '../http-client.js';
+import { postJson, type UpstreamHttp, type UpstreamResponse } from '../http-client.js';
+import { postJsonForText, upstreamTarget } from '../post-json-text.js';
 import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import { convertGeminiUsage } from './convert-gemini-usage.js';
 import { geminiErrorSchema, geminiResponseSchema, type GeminiCandidate, type GeminiResponse } from './gemini-api.js';
@@ -39,12 +41,24 @@ export function createGeminiChatModel(settings: GeminiProviderSettings, modelId:
   const base = `${settings.baseUrl.replace(/\/+$/, '')}/${settings.apiVersion ?? 'v1beta'}/${modelPath(modelId)}`;
   const headers: Record<string, string> = settings.apiKey ? { 'x-goog-api-key': settings.apiKey } : {};
 
-  const post = async (url: string, extraHeaders: Record<string, string>, request: ChatRequest, signal: AbortSignal): Promise<UpstreamResponse> => {
+  const generateTarget = upstreamTarget(`${base}:generateContent`);
+  const generateHeaders = { 'content-type': 'application/json', accept: 'application/json', ...headers };
+
+  const generateText = async (request: ChatRequest, signal: ClientSignal): Promise<string> => {
     const body = mapGeminiRequest(request, { provider, modelId });
     try {
-      return await postJson(settings.http, provider, url, { ...headers, ...extraHeaders }, body, signal);
+      return (await postJsonForText(settings.http, provider, generateTarget, generateHeaders, body, signal)).text;
     } catch (error) {
-      throw error instanceof UpstreamError ? refineGeminiError(error) : error;
+      throw refined(error);
+    }
+  };
+
+  const postStream = async (request: ChatRequest, signal: ClientSignal): Promise<UpstreamResponse> => {
+    const body = mapGeminiRequest(request, { provider, modelId });
+    try {
+      return await postJson(settings.http, provider, `${base}:streamGenerateContent?alt=sse`, { ...headers, accept: 'text/event-stream' }, body, signal);
+    } catch (error) {
+      throw refined(error);
     }
   };
 
@@ -53,13 +67,7 @@ export function createGeminiChatModel(settings: GeminiProviderSettings, modelId:
     modelId,
 
     async generate(request: ChatRequest, options: CallOptions): Promise<ChatResult> {
-      const response = await post(`${base}:generateContent`, {}, request, options.signal);
-      let text: string;
-      try {
-        text = await response.body.text();
-      } catch (error) {
-        throw toUpstreamError(provider, error, options.signal);
-      }
+      const text = await generateText(request, options.signal);
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -72,7 +80,7 @@ export function createGeminiChatModel(settings: GeminiProviderSettings, modelId:
     },
 
     async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
-      const response = await post(`${base}:streamGenerateContent?alt=sse`, { accept: 'text/event-stream' }, request, options.signal);
+      const response = await postStream(request, options.signal);
       return streamServerSentParts(provider, response.body, options.signal, geminiStreamMapping(provider));
     },
   };
@@ -192,4 +200,9 @@ function failedGeneration(provider: string, candidate: GeminiCandidate): Upstrea
 
 function invalidResponse(provider: string, detail: string): UpstreamError {
   return new UpstreamError({ provider, kind: 'invalid_response', isRetryable: true, message: `${provider}: ${detail}` });
+}
+
+/** An upstream error completed with what only Google's error body says; anything else as it is. */
+function refined(error: unknown): unknown {
+  return error instanceof UpstreamError ? refineGeminiError(error) : error;
 }

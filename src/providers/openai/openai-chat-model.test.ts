@@ -242,8 +242,11 @@ describe('createOpenAIChatModel against a fake api.openai.com over real HTTP', (
       try {
         for (let call = 0; call < 4; call += 1) {
           await collect(await pooled.stream(hello, { signal: signal() }));
-          // The rest of the body (the end of the chunked encoding) is read after [DONE], off the caller's path.
-          await new Promise((resolve) => setTimeout(resolve, 10));
+          // The rest of the body (the end of the chunked encoding) is read after [DONE], off the caller's path: wait
+          // until the pool counts no request running (not a fixed delay, which a loaded machine outlasts).
+          for (let waited = 0; waited < 5_000 && Object.values((pool as unknown as { stats: Record<string, { running: number }> }).stats).some((stats) => stats.running > 0); waited += 5) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
         }
       } finally {
         await pool.close();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { abortableDelay, type ClientSignal } from '../../lib/client-abort.js';
 import { countPromptTokens, countTextTokens, messageText } from '../../accounting/token-counter.js';
 import {
   UpstreamError,
@@ -33,9 +33,9 @@ const WORDS = (
 export function createSimChatModel(settings: SimSettings, modelId: string): ChatModel {
   const plan = (request: ChatRequest) => planAnswer(modelId, request);
   const timing = settings.timing(modelId);
-  const delay = async (ms: number, signal: AbortSignal) => {
+  const delay = async (ms: number, signal: ClientSignal) => {
     const scaled = ms * settings.timeScale;
-    if (scaled >= 1) await sleep(scaled, undefined, { signal });
+    if (scaled >= 1) await abortableDelay(scaled, signal);
   };
 
   return {
