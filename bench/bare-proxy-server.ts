@@ -10,6 +10,8 @@ import { Pool } from 'undici';
  * serialises the answer again (the least a gateway that reads them pays). With
  * BARE_PROXY_FASTIFY=1 the same JSON proxy is one Fastify route (async handler,
  * Fastify's JSON parser and serialiser, no hooks, no schema, no logger).
+ * The bare proxy (neither setting) passes a streamed answer (`"stream":true` in the
+ * request) through as it arrives, chunk by chunk: the floor for time to first byte.
  *
  * Env: BARE_PROXY_UPSTREAM (origin), BARE_PROXY_JSON, BARE_PROXY_FASTIFY. Prints `{"port":N}` once
  * listening; exits when stdin closes, as the upstream does.
@@ -37,6 +39,12 @@ async function proxy(request: IncomingMessage, response: ServerResponse): Promis
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
     body,
   });
+  if (!parseJson && incoming.includes('"stream":true')) {
+    response.writeHead(answer.statusCode, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    for await (const chunk of answer.body) response.write(chunk);
+    response.end();
+    return;
+  }
   const text = await answer.body.text();
   const out = parseJson ? JSON.stringify(JSON.parse(text)) : text;
   response.writeHead(answer.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(out) });

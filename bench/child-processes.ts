@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,6 +38,15 @@ export function spawnChild(name: string, command: string, args: readonly string[
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  // BENCH_CHILD_OUTPUT=<dir>: each child's whole output also goes to <dir>/<name>-<pid>.log (V8's --trace-* flags
+  // print to stdout, and the tail kept above is 8 KiB).
+  const outputDir = process.env.BENCH_CHILD_OUTPUT;
+  if (outputDir !== undefined && outputDir !== '') {
+    const file = createWriteStream(join(outputDir, `${name.replace(/[^\w.-]+/g, '-')}-${child.pid}.log`));
+    child.stdout?.pipe(file, { end: false });
+    child.stderr?.pipe(file, { end: false });
+    child.once('close', () => file.end());
+  }
   child.on('error', (error) => keep(Buffer.from(`\n[${name}] ${error.message}\n`)));
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();

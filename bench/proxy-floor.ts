@@ -5,6 +5,7 @@ import { readFirstJsonLine, spawnChild, stopAllChildren } from './child-processe
 import { offerRate, saturate, type LoadFigures, type LoadTarget } from './load.js';
 import { measureProcesses } from './process-stats.js';
 import { startUpstream } from './services.js';
+import { timeStreams } from './stream-timing.js';
 
 /**
  * What Node itself costs a proxy on this machine: the stand-in upstream called
@@ -14,6 +15,9 @@ import { startUpstream } from './services.js';
  * as the bench's saturation and 500 req/s phases; prints each path's req/s, its
  * p50/p99, and the proxy's CPU µs per request. The gateway's figure in a bench run
  * on the same machine, minus the proxy's, is what the gateway's own work costs.
+ * Last, time to first byte of sequential streams (as the bench's streams phase times
+ * them) straight to the upstream and through the bare proxy passing the stream through:
+ * the least a proxy adds to a stream's first byte here.
  *
  *   flock /tmp/bench.lock npx tsx bench/proxy-floor.ts [durationS] [connections]
  */
@@ -26,6 +30,8 @@ const MESSAGES = [
   { role: 'user', content: 'Say hello in one short sentence.' },
 ];
 const body = JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, max_tokens: 64 });
+const streamBody = JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, max_tokens: 64, stream: true, stream_options: { include_usage: true } });
+const streamSamples = 400;
 
 async function startProxy(upstreamOrigin: string, json: boolean, fastify = false): Promise<{ origin: string; pid: number }> {
   const child = spawnChild(fastify ? 'fastify proxy' : json ? 'json proxy' : 'bare proxy', process.execPath, ['--import', 'tsx', join('bench', 'bare-proxy-server.ts')], {
@@ -75,6 +81,16 @@ async function main(): Promise<void> {
       }
     }
     process.stdout.write(`${rows.join('\n')}\n`);
+    const streamTarget = (path: LoadTarget): LoadTarget => ({ ...path, body: streamBody });
+    const timings = await timeStreams([streamTarget(paths[0]!.target), streamTarget(paths[1]!.target)], streamSamples, 50);
+    const direct = timings.direct?.ttfbMs;
+    const bareTtfb = timings['bare proxy']?.ttfbMs;
+    if (direct !== undefined && bareTtfb !== undefined) {
+      process.stdout.write(
+        `\nSequential streams (${streamSamples} per path, after 50 not counted), time to first byte p50 / p99 (ms): direct ${direct.p50.toFixed(3)} / ${direct.p99.toFixed(3)}, ` +
+          `bare proxy ${bareTtfb.p50.toFixed(3)} / ${bareTtfb.p99.toFixed(3)}, added p50 +${(bareTtfb.p50 - direct.p50).toFixed(3)}\n`,
+      );
+    }
   } finally {
     await stopAllChildren();
   }

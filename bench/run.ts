@@ -87,7 +87,10 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     const tenant = await seedDatabase(databaseUrl);
     const upstream = await startUpstream(ROOT, options.streamChunks);
     const cpuProfileDir = options.cpuProfile ? join(resultsDir, `profile-${stamp}`) : undefined;
-    const gateway = await startGateway(ROOT, { databaseUrl, upstreamOrigin: upstream.origin, logLevel: options.logLevel, cpuProfileDir, extraEnv });
+    // BENCH_GATEWAY_NODE_ARGS: node's own flags for the gateway (V8's --trace-* are not allowed in NODE_OPTIONS);
+    // BENCH_CHILD_OUTPUT=<dir> keeps what they print.
+    const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+    const gateway = await startGateway(ROOT, { databaseUrl, upstreamOrigin: upstream.origin, logLevel: options.logLevel, cpuProfileDir, extraEnv, nodeArgs });
     log(`upstream ${upstream.origin} (pid ${upstream.child.pid}), gateway ${gateway.origin} (pid ${gateway.child.pid})`);
     log(`gateway: ${gateway.command}`);
 
@@ -105,7 +108,7 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     const measured = async <F extends LoadFigures>(phase: string, target: LoadTarget, work: () => Promise<F>): Promise<F> => {
       log(`${phase}…`);
       const { value, usage, machineBusyPercent, othersPercent } = await measureProcesses(pids, work);
-      const isGateway = target === paths.gateway;
+      const isGateway = target === paths.gateway || target === paths.gatewayStream;
       if (isGateway) gatewayAnswered += value.allResponses;
       processes.push({
         phase,
@@ -125,6 +128,12 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
 
     await measured('warm-up direct', paths.direct, () => saturate(paths.direct, options.connections, options.warmupS));
     await measured('warm-up gateway', paths.gateway, () => saturate(paths.gateway, options.connections, options.warmupS));
+    // The streamed path runs code the non-streamed one does not (the SSE parser, the relay, the chunk encoder). Without
+    // its own warm-up it got 20 sequential streams before being measured, while TurboFan compiles a large function in
+    // 20–55 ms on this machine, on helper threads that share the two cores: time to first byte is measured on a warm
+    // gateway, as the rest (docs/performance.md, sixth session).
+    await measured('warm-up direct streams', paths.directStream, () => saturate(paths.directStream, options.connections, options.warmupS));
+    await measured('warm-up gateway streams', paths.gatewayStream, () => saturate(paths.gatewayStream, options.connections, options.warmupS));
     processes.length = 0;
 
     const saturation = {

@@ -81,6 +81,8 @@ export interface GatewaySettings {
   readonly cpuProfileDir: string | undefined;
   /** Extra environment (REDIS_URL and its prefix, the secret a Postgres database needs). */
   readonly extraEnv?: Readonly<Record<string, string>>;
+  /** Node's own flags before the script (V8's --trace-* flags are not allowed in NODE_OPTIONS). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface RunningGateway {
@@ -108,7 +110,7 @@ export async function startGateway(root: string, settings: GatewaySettings): Pro
     ...settings.extraEnv,
   };
   const profile = settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`];
-  const args = [...profile, join('dist', 'main.js')];
+  const args = [...(settings.nodeArgs ?? []), ...profile, join('dist', 'main.js')];
   const child = spawnChild('gateway', process.execPath, args, { cwd: root, env });
   spawnChild('orphan guard', process.execPath, ['--import', 'tsx', join('bench', 'orphan-guard.ts'), String(child.pid)], {
     cwd: root,
