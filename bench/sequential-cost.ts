@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,7 +25,8 @@ import { startGateway, startUpstream } from './services.js';
  * earlier phases do. SEQUENTIAL_NODE_ARGS (space-separated) are node's flags for the gateway (e.g. `--trace-opt --trace-deopt`, with
  * BENCH_CHILD_OUTPUT=<dir> to keep its whole output). SEQUENTIAL_GATEWAY_ENV (a JSON object) adds to the gateway's environment, e.g. `{"NODE_OPTIONS":
  * "--import=/abs/bench/allocation-sampler.mjs"}`; with SEQUENTIAL_SIGNAL=1 the gateway gets SIGUSR2 when the
- * measured requests start and again when they end (what that preload samples between).
+ * measured requests start and again when they end (what that preload samples between). SEQUENTIAL_STRACE=<file>
+ * writes `strace -f -tt -T` of the gateway over the measured requests to that file (the timeline of each request's syscalls).
  */
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -51,6 +53,18 @@ function threadCpuMs(pid: number): Map<number, { ms: number; sysMs: number; name
     }
   }
   return cpu;
+}
+
+/** `strace -f -tt -T` on the gateway into `file` (its syscalls with their times), once it is attached. */
+async function attachStrace(pid: number, file: string): Promise<ChildProcess> {
+  const child = spawn('strace', ['-f', '-tt', '-T', '-o', file, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.stderr.on('data', (data: Buffer) => {
+      if (data.toString().includes('attached')) resolve();
+    });
+  });
+  return child;
 }
 
 interface Timing {
@@ -88,8 +102,10 @@ try {
   const timings = new Map<string, Timing>(paths.map(([name]) => [name, { head: [], firstByte: [], end: [] }]));
   const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
   let before: ReturnType<typeof threadCpuMs> = new Map();
+  let strace: ChildProcess | undefined;
   for (let round = 0; round < warmup + requests; round += 1) {
     if (round === warmup) {
+      if (process.env.SEQUENTIAL_STRACE !== undefined) strace = await attachStrace(pid, process.env.SEQUENTIAL_STRACE);
       await sleep(500);
       before = threadCpuMs(pid);
       if (process.env.SEQUENTIAL_SIGNAL === '1') process.kill(pid, 'SIGUSR2');
@@ -110,6 +126,7 @@ try {
     }
   }
   const after = threadCpuMs(pid);
+  strace?.kill('SIGINT');
   if (process.env.SEQUENTIAL_SIGNAL === '1') {
     process.kill(pid, 'SIGUSR2');
     await sleep(2_000);

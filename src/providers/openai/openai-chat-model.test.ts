@@ -358,8 +358,9 @@ describe('createOpenAIChatModel against a fake api.openai.com over real HTTP', (
       fake.enqueue({ type: 'hang' });
       const started = performance.now();
       await assert.rejects(impatientModel.generate(hello, { signal: signal() }), expectUpstreamError({ kind: 'timeout', isRetryable: true }));
-      // 150 ms asked for; undici's own headers timer alone can be up to a second late.
-      assert.ok(performance.now() - started < 400, `timed out after ${Math.round(performance.now() - started)} ms`);
+      // 150 ms asked for; the bound only tells our timeout from undici's default of 300 s (no timing is asserted:
+      // undici's own headers timer alone can be up to a second late, more on a loaded CI machine).
+      assert.ok(performance.now() - started < 10_000, `timed out after ${Math.round(performance.now() - started)} ms`);
       const sent = fake.chatRequests()[0];
       await sent?.closed;
       assert.equal(sent?.aborted, true);
