@@ -58,30 +58,40 @@ export function streamServerSentParts(provider: string, body: Readable, signal: 
       channel.end();
     }
   };
-  const ended = (error: Error | undefined) => {
-    // Every event before the end counts: what waits is mapped now (the channel queues its parts).
-    bodyEnded = true;
-    for (let event = backlog.shift(); event !== undefined && !closed; event = backlog.shift()) handle(event);
-    if (closed) return;
-    if (error !== undefined) {
-      fail(error);
+  /** How the body ended (undefined: cleanly), once it has. */
+  let endError: Error | undefined;
+  /**
+   * Once the body has ended, every event before the end counts: they are mapped as the consumer takes them, then the
+   * end is mapped. Not all at once when the body ends: a short answer often comes whole in one read, and its body
+   * ends before fallback has even seen its first part; mapping the rest then held the client's first byte back.
+   */
+  const finishWhenDrained = () => {
+    if (closed || backlog.length > 0) return;
+    if (endError !== undefined) {
+      fail(endError);
       return;
     }
     try {
       mapping.end(push);
-    } catch (endError) {
-      fail(endError);
+    } catch (error) {
+      fail(error);
       return;
     }
     close();
     channel.end();
   };
+  const ended = (error: Error | undefined) => {
+    bodyEnded = true;
+    endError = error;
+    drain();
+  };
   const drain = () => {
-    while (!closed && !bodyEnded && channel.demand) {
+    while (!closed && channel.demand) {
       const event = backlog.shift();
       if (event === undefined) break;
       handle(event);
     }
+    if (bodyEnded) finishWhenDrained();
     channel.endBatch();
   };
   const channel = new PartChannel({
