@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { ClientAbort } from '../lib/client-abort.js';
 import { UpstreamError, type StreamPart } from './contract.js';
 import { streamServerSentParts, type ServerSentPartMapping } from './sse-part-stream.js';
+import { readableBodySource } from './body-source.js';
 
 /** A mapping of `data: <text>` events to text parts (`-` maps to no part), counting what it was asked to map. */
 function countingMapping(): ServerSentPartMapping & { mapped: string[]; endCalls: number } {
@@ -38,7 +39,7 @@ describe('streamServerSentParts', () => {
   it('a body that arrived and ended whole before the consumer: only up to the first part is mapped until it takes them', async () => {
     const body = new PassThrough();
     const mapping = countingMapping();
-    const stream = streamServerSentParts('test', body, new ClientAbort(), mapping);
+    const stream = streamServerSentParts('test', readableBodySource(body), new ClientAbort(), mapping);
     for (const data of ['-', 'one', 'two', 'three', 'four']) body.write(`data: ${data}\n\n`);
     body.end();
     await stream.started();
@@ -57,7 +58,7 @@ describe('streamServerSentParts', () => {
   it('a body that broke after its events: the events are delivered, then the failure', async () => {
     const body = new PassThrough();
     const mapping = countingMapping();
-    const stream = streamServerSentParts('test', body, new ClientAbort(), mapping);
+    const stream = streamServerSentParts('test', readableBodySource(body), new ClientAbort(), mapping);
     body.write('data: one\n\ndata: two\n\n');
     await stream.started();
     body.destroy(new Error('connection reset'));
@@ -72,7 +73,7 @@ describe('streamServerSentParts', () => {
   it('a body that ended with no part at all: started() resolves and the consumer hears the end', async () => {
     const body = new PassThrough();
     const mapping = countingMapping();
-    const stream = streamServerSentParts('test', body, new ClientAbort(), mapping);
+    const stream = streamServerSentParts('test', readableBodySource(body), new ClientAbort(), mapping);
     body.end('data: -\n\ndata: -\n\n');
     await stream.started();
     assert.deepEqual(mapping.mapped, ['-', '-']);
@@ -85,7 +86,7 @@ describe('streamServerSentParts', () => {
   it('a paused consumer gets the rest of an ended body when it resumes', async () => {
     const body = new PassThrough();
     const mapping = countingMapping();
-    const stream = streamServerSentParts('test', body, new ClientAbort(), mapping);
+    const stream = streamServerSentParts('test', readableBodySource(body), new ClientAbort(), mapping);
     body.end('data: one\n\ndata: two\n\ndata: three\n\n');
     await stream.started();
     const texts: string[] = [];

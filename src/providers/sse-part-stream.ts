@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { Readable } from 'node:stream';
 import type { ClientSignal } from '../lib/client-abort.js';
+import type { BodySource } from './body-source.js';
 import type { StreamPart } from './contract.js';
 import { toUpstreamError } from './http-client.js';
 import { PartChannel } from './part-stream.js';
@@ -27,7 +27,7 @@ export interface ServerSentPartMapping {
  * so the first part is not held back by mapping the rest of its packet.
  * Failures are UpstreamErrors of `provider`; `signal` tells a client's abort apart.
  */
-export function streamServerSentParts(provider: string, body: Readable, signal: ClientSignal, mapping: ServerSentPartMapping): PartChannel {
+export function streamServerSentParts(provider: string, body: BodySource, signal: ClientSignal, mapping: ServerSentPartMapping): PartChannel {
   let complete = false;
   let closed = false;
   let bodyEnded = false;
@@ -37,9 +37,8 @@ export function streamServerSentParts(provider: string, body: Readable, signal: 
     closed = true;
     backlog.length = 0;
     feed.stop();
-    if (complete) readToEnd(body);
-    // undici reports a body destroyed before its end as an 'error' (RequestAbortedError): the one asked for here.
-    else body.on('error', () => undefined).destroy();
+    if (complete) body.discardRest();
+    else body.cancel();
   };
   const fail = (error: unknown) => {
     close();
@@ -112,25 +111,4 @@ export function streamServerSentParts(provider: string, body: Readable, signal: 
     endOfRead: () => channel.endBatch(),
   });
   return channel;
-}
-
-/**
- * What follows the end of an answer ([DONE], message_stop) is only the end of
- * the chunked body. Reading it lets undici put the keep-alive connection back in
- * the pool; destroying the body instead would cost every streamed call a new
- * TCP and TLS handshake.
- */
-function readToEnd(body: Readable): void {
-  if (body.destroyed) return;
-  let extraBytes = 0;
-  const giveUp = setTimeout(() => body.destroy(), 1_000);
-  giveUp.unref();
-  body
-    .on('data', (chunk: Buffer) => {
-      extraBytes += chunk.length;
-      if (extraBytes > 16_384) body.destroy();
-    })
-    .on('error', () => undefined)
-    .once('close', () => clearTimeout(giveUp))
-    .resume();
 }

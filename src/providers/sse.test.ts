@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { pushServerSentEvents } from './sse.js';
+import { readableBodySource } from './body-source.js';
 
 /** Every event's data, then how the body ended. */
 function collect(body: Readable): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const data: string[] = [];
-    pushServerSentEvents(body, { event: (event) => data.push(event.data), end: () => resolve(data), fail: reject });
+    pushServerSentEvents(readableBodySource(body), { event: (event) => data.push(event.data), end: () => resolve(data), fail: reject });
   });
 }
 
@@ -28,7 +29,7 @@ describe('pushServerSentEvents', () => {
   it('pushes events as chunks arrive later', async () => {
     const body = new PassThrough();
     const seen: string[] = [];
-    const ended = new Promise<void>((resolve, reject) => pushServerSentEvents(body, { event: (event) => seen.push(event.data), end: resolve, fail: reject }));
+    const ended = new Promise<void>((resolve, reject) => pushServerSentEvents(readableBodySource(body), { event: (event) => seen.push(event.data), end: resolve, fail: reject }));
     body.write('data: one\n\n');
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(seen, ['one'], 'an event is pushed as soon as its blank line arrived');
@@ -56,7 +57,7 @@ describe('pushServerSentEvents', () => {
   it('pause stops reading the body until resume', async () => {
     const body = new PassThrough();
     const seen: string[] = [];
-    const feed = pushServerSentEvents(body, { event: (event) => seen.push(event.data), end: () => undefined, fail: () => undefined });
+    const feed = pushServerSentEvents(readableBodySource(body), { event: (event) => seen.push(event.data), end: () => undefined, fail: () => undefined });
     feed.pause();
     body.write('data: held\n\n');
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -71,7 +72,7 @@ describe('pushServerSentEvents', () => {
     const body = new PassThrough();
     const seen: string[] = [];
     let ended = false;
-    const feed = pushServerSentEvents(body, {
+    const feed = pushServerSentEvents(readableBodySource(body), {
       event(event) {
         seen.push(event.data);
         if (event.data === '[DONE]') feed.stop();

@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { finished, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import type { BodySource } from './body-source.js';
 
 /** Receives a body's server-sent events as they are parsed. */
 export interface ServerSentEventHandler {
@@ -18,20 +18,17 @@ export interface ServerSentEventFeed {
   /** Back-pressure: pauses the body (events already parsed from its last chunk are still delivered). */
   pause(): void;
   resume(): void;
-  /**
-   * Stops listening; the handler hears nothing more. The body is left flowing: the caller drains or destroys
-   * it at once (a flowing body without a 'data' listener drops what it reads).
-   */
+  /** Stops listening; the handler hears nothing more. The caller then drops the body or reads its rest unseen. */
   stop(): void;
 }
 
 /**
- * Pushes the server-sent events of a Readable to a handler from its 'data'
- * events, whatever the byte boundaries: nothing is awaited per chunk, so a held
+ * Pushes the server-sent events of an upstream body to a handler as its chunks
+ * arrive, whatever the byte boundaries: nothing is awaited per chunk, so a held
  * stream leaves no promise or iterator result behind to be promoted to the old
  * generation (docs/performance.md, Memory of held streams).
  */
-export function pushServerSentEvents(body: Readable, handler: ServerSentEventHandler): ServerSentEventFeed {
+export function pushServerSentEvents(body: BodySource, handler: ServerSentEventHandler): ServerSentEventFeed {
   const decoder = new StringDecoder('utf8');
   let stopped = false;
   const parser = createParser({
@@ -39,31 +36,32 @@ export function pushServerSentEvents(body: Readable, handler: ServerSentEventHan
       if (!stopped) handler.event(event);
     },
   });
-  const onData = (chunk: Buffer | string) => {
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.write(chunk));
-    if (!stopped) handler.endOfRead?.();
-  };
-  // Errors, the end, and a close without an end, as the async iterator reports them.
-  const stopWatching = finished(body, (error) => {
-    if (stopped) return;
-    if (error) {
-      stop();
+  body.attach({
+    data(chunk) {
+      if (stopped) return;
+      parser.feed(decoder.write(chunk));
+      if (!stopped) handler.endOfRead?.();
+    },
+    end() {
+      if (stopped) return;
+      // A stream that ends without a trailing blank line still delivers its last event.
+      parser.feed(decoder.end());
+      parser.feed('\n\n');
+      if (stopped) return;
+      stopped = true;
+      handler.end();
+    },
+    fail(error) {
+      if (stopped) return;
+      stopped = true;
       handler.fail(error);
-      return;
-    }
-    // A stream that ends without a trailing blank line still delivers its last event.
-    parser.feed(decoder.end());
-    parser.feed('\n\n');
-    if (stopped) return;
-    stop();
-    handler.end();
+    },
   });
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    body.off('data', onData);
-    stopWatching();
+  return {
+    pause: () => body.pause(),
+    resume: () => body.resume(),
+    stop: () => {
+      stopped = true;
+    },
   };
-  body.on('data', onData);
-  return { pause: () => body.pause(), resume: () => body.resume(), stop };
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CallOptions, ChatModel, ChatRequest, ChatResult, FinishReason, StreamPart, ToolCall } from '../contract.js';
-import { postJson, type UpstreamHttp } from '../http-client.js';
+import type { UpstreamHttp } from '../http-client.js';
+import { postJsonForStream } from '../post-for-stream.js';
 import { postJsonForText, upstreamTarget } from '../post-json-text.js';
 import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import {
@@ -46,6 +47,7 @@ export function createAnthropicChatModel(settings: AnthropicProviderSettings, mo
   const provider = settings.provider;
   const target = upstreamTarget(url);
   const generateHeaders = { 'content-type': 'application/json', accept: 'application/json', ...headers };
+  const streamHeaders = { 'content-type': 'application/json', accept: 'text/event-stream', ...headers };
   const requestOptions = { provider, modelId, ...(settings.defaultMaxTokens !== undefined ? { defaultMaxTokens: settings.defaultMaxTokens } : {}) };
 
   return {
@@ -78,7 +80,7 @@ export function createAnthropicChatModel(settings: AnthropicProviderSettings, mo
 
     async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
       const body = mapAnthropicRequest(request, { ...requestOptions, stream: true });
-      const response = await postJson(settings.http, provider, url, { ...headers, accept: 'text/event-stream' }, body, options.signal);
+      const response = await postJsonForStream(settings.http, provider, target, streamHeaders, body, options.signal);
       return streamServerSentParts(provider, response.body, options.signal, anthropicStreamMapping(provider));
     },
   };

@@ -10,7 +10,8 @@ import {
   type StreamPart,
   type ToolCall,
 } from '../contract.js';
-import { postJson, type UpstreamHttp, type UpstreamResponse } from '../http-client.js';
+import type { UpstreamHttp } from '../http-client.js';
+import { postJsonForStream, type UpstreamStream } from '../post-for-stream.js';
 import { postJsonForText, upstreamTarget } from '../post-json-text.js';
 import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import { convertGeminiUsage } from './convert-gemini-usage.js';
@@ -43,6 +44,8 @@ export function createGeminiChatModel(settings: GeminiProviderSettings, modelId:
 
   const generateTarget = upstreamTarget(`${base}:generateContent`);
   const generateHeaders = { 'content-type': 'application/json', accept: 'application/json', ...headers };
+  const streamTarget = upstreamTarget(`${base}:streamGenerateContent?alt=sse`);
+  const streamHeaders = { 'content-type': 'application/json', accept: 'text/event-stream', ...headers };
 
   const generateText = async (request: ChatRequest, signal: ClientSignal): Promise<string> => {
     const body = mapGeminiRequest(request, { provider, modelId });
@@ -53,10 +56,10 @@ export function createGeminiChatModel(settings: GeminiProviderSettings, modelId:
     }
   };
 
-  const postStream = async (request: ChatRequest, signal: ClientSignal): Promise<UpstreamResponse> => {
+  const postStream = async (request: ChatRequest, signal: ClientSignal): Promise<UpstreamStream> => {
     const body = mapGeminiRequest(request, { provider, modelId });
     try {
-      return await postJson(settings.http, provider, `${base}:streamGenerateContent?alt=sse`, { ...headers, accept: 'text/event-stream' }, body, signal);
+      return await postJsonForStream(settings.http, provider, streamTarget, streamHeaders, body, signal);
     } catch (error) {
       throw refined(error);
     }

@@ -7,7 +7,8 @@ import {
   type StreamPart,
   type ToolCall,
 } from '../contract.js';
-import { postJson, type UpstreamHttp } from '../http-client.js';
+import type { UpstreamHttp } from '../http-client.js';
+import { postJsonForStream } from '../post-for-stream.js';
 import { postJsonForText, upstreamTarget } from '../post-json-text.js';
 import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
@@ -17,6 +18,8 @@ import { readChatResponse } from './read-openai-response.js';
 
 /** What a complete call adds to the request's fields. */
 const NOT_STREAMED = { stream: false, stream_options: undefined };
+const STREAMED = { stream: true, stream_options: { include_usage: true } };
+const STREAMED_WITHOUT_USAGE = { stream: true, stream_options: undefined };
 
 export interface OpenAIProviderSettings {
   /** Name used in `<provider>:<model>` ids and in errors. @default "openai" */
@@ -50,6 +53,10 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
   const modelField = settings.sendModelInBody === false ? {} : { model: modelId };
   const target = upstreamTarget(url);
   const generateHeaders = { 'content-type': 'application/json', accept: 'application/json', ...headers };
+  const streamHeaders = { 'content-type': 'application/json', accept: 'text/event-stream', ...headers };
+  // Usage is always asked for, so cost is right even when the client did not ask (a client's own stream_options is
+  // replaced; left out, as undefined, for an upstream that refuses the field).
+  const streamed = settings.streamUsage === false ? STREAMED_WITHOUT_USAGE : STREAMED;
 
   return {
     provider,
@@ -88,10 +95,8 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
     },
 
     async stream(request: ChatRequest, options: CallOptions): Promise<AsyncIterable<StreamPart>> {
-      // Usage is always asked for, so cost is right even when the client did not ask.
-      const body = { ...request, ...modelField, stream: true, stream_options: { include_usage: true } };
-      if (settings.streamUsage === false) delete (body as { stream_options?: unknown }).stream_options;
-      const response = await postJson(settings.http, provider, url, { ...headers, accept: 'text/event-stream' }, body, options.signal);
+      const body = Object.assign({}, request, modelField, streamed);
+      const response = await postJsonForStream(settings.http, provider, target, streamHeaders, body, options.signal);
       return streamServerSentParts(provider, response.body, options.signal, openAIStreamMapping(provider));
     },
   };
