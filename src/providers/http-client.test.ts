@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createUpstreamDispatcher, defaultTimeouts, postJson } from './http-client.js';
+import { createUpstreamDispatcher, defaultTimeouts, postSerialized } from './http-client.js';
 
 describe('upstream connections', () => {
   let server: Server;
@@ -33,7 +33,7 @@ describe('upstream connections', () => {
   it('closes an idle connection after its own keep-alive time, not the longer one the upstream offers', { timeout: 20_000 }, async () => {
     const dispatcher = createUpstreamDispatcher(defaultTimeouts, undefined, 200);
     try {
-      const response = await postJson({ dispatcher, timeouts: defaultTimeouts }, 'test', `${origin}/v1/chat`, {}, { hello: 'world' }, new AbortController().signal);
+      const response = await postSerialized({ dispatcher, timeouts: defaultTimeouts }, 'test', `${origin}/v1/chat`, {}, '{"hello":"world"}', new AbortController().signal);
       assert.equal(response.statusCode, 200);
       assert.match(String(response.headers['keep-alive']), /timeout=120/);
       assert.deepEqual(await response.body.json(), { ok: true });

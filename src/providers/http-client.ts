@@ -55,30 +55,10 @@ export interface UpstreamResponse {
 }
 
 /**
- * POSTs JSON to an upstream and returns the response once its headers are in.
- * Any non-2xx status is read and thrown as an UpstreamError; network failures
- * and timeouts are mapped to UpstreamError too, so callers see one error type.
- */
-export function postJson(
-  http: UpstreamHttp,
-  provider: string,
-  url: string,
-  headers: Record<string, string>,
-  body: unknown,
-  signal: ClientSignal,
-): Promise<UpstreamResponse> {
-  let payload: string;
-  try {
-    payload = JSON.stringify(body);
-  } catch (error) {
-    return Promise.reject(toUpstreamError(provider, error, signal));
-  }
-  return postSerialized(http, provider, url, headers, payload, signal);
-}
-
-/**
- * `postJson` for a body already serialised: for a caller that needs the exact bytes sent (Bedrock signs them), so the
- * body is not serialised twice.
+ * POSTs a serialised JSON body to an upstream and returns the response once its headers are in, its body a Readable
+ * (Bedrock's binary event stream; every other call goes through one dispatch handler: post-json-text.ts,
+ * post-for-stream.ts). Any non-2xx status is read and thrown as an UpstreamError; network failures and timeouts are
+ * mapped to UpstreamError too, so callers see one error type. `payload` is sent as it is (Bedrock signs those bytes).
  */
 export async function postSerialized(
   http: UpstreamHttp,

@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
 import type { ClientSignal } from '../lib/client-abort.js';
 import { DISCARD_LIMIT_BYTES, DISCARD_WAIT_MS, type BodySink, type BodySource } from './body-source.js';
-import { statusError, timeoutError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
+import { statusError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
 import type { UpstreamTarget } from './post-json-text.js';
+import { UpstreamCall } from './upstream-call.js';
 
 /**
- * A streamed upstream call: `postJson` without its layers, as post-json-text.ts
+ * A streamed upstream call: `request()` without its layers, as post-json-text.ts
  * is for the non-streamed one. undici's `request()` gives the body as a Readable:
  * its chunks wait in the Readable's buffer, reach a listener a tick later (after
  * the end of a short answer was already read), and every held stream keeps the
@@ -24,7 +25,7 @@ export interface UpstreamStream {
 
 /**
  * POSTs JSON and resolves once a 2xx answer's headers are in. `headers` are all the request's headers, content-type
- * and accept included. A non-2xx answer is read whole and thrown as `postJson` throws it; network failures, timeouts
+ * and accept included. A non-2xx answer is read whole and thrown as a status error (`statusError`); network failures, timeouts
  * and the caller's abort (before and after the headers) as `toUpstreamError` maps them.
  */
 export function postJsonForStream(
@@ -58,57 +59,32 @@ const enum Phase {
   Done,
 }
 
-/** One call's state and its body: a class, so every call has the same shape and no closures are made per call. */
-class StreamCall implements Dispatcher.DispatchHandler, BodySource {
-  readonly #provider: string;
-  readonly #signal: ClientSignal;
+/** One call's state (the shared deadlines and abort: UpstreamCall) and its body. */
+class StreamCall extends UpstreamCall implements BodySource {
   #resolve: ((value: UpstreamStream) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
-  #controller: Dispatcher.DispatchController | undefined = undefined;
-  /** An abort that came before undici started the request; applied when it does. */
-  #pendingAbort: unknown = undefined;
-  #firstByteTimer: NodeJS.Timeout | undefined;
-  #totalTimer: NodeJS.Timeout | undefined;
   #statusCode = 0;
   #headers: Record<string, string | string[] | undefined> = {};
   #phase = Phase.Waiting;
   #sink: BodySink | undefined = undefined;
-  /** Chunks read before the sink (and a non-2xx answer's body). */
+  /** Chunks read before the sink, or while it is paused (and a non-2xx answer's body). */
   #chunks: Buffer[] = [];
-  /** How the body ended before the sink was attached: null cleanly. */
+  /** How the body ended before the sink took all of it: null cleanly. */
   #endedEarly: Error | null | undefined = undefined;
   /** The consumer's back-pressure (undici's controller pauses reading the socket). */
   #paused = false;
   #discarded = 0;
 
   constructor(timeouts: UpstreamTimeouts, provider: string, signal: ClientSignal, resolve: (value: UpstreamStream) => void, reject: (error: unknown) => void) {
-    this.#provider = provider;
-    this.#signal = signal;
+    super(timeouts, provider, signal);
     this.#resolve = resolve;
     this.#reject = reject;
-    // undici runs its headers timeout on a coarse timer (about 0.5 to 1 s late), so the first-byte deadline that
-    // decides fallback is kept here, to the millisecond; its body (idle) timeout is the dispatcher's.
-    this.#firstByteTimer = this.#timeout(timeouts.firstByteMs, 'no response headers');
-    this.#totalTimer = this.#timeout(timeouts.totalMs, 'the call did not finish');
-    if (signal.aborted) this.#abort(signal.reason);
-    else signal.addEventListener('abort', this);
-  }
-
-  /** The caller's abort (this object is its listener): before the headers and while the body is read. */
-  handleEvent(): void {
-    this.#abort(this.#signal.reason);
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
-    if (this.#pendingAbort !== undefined) controller.abort(this.#pendingAbort as Error);
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     // 1xx informational answers come before the real one.
     if (statusCode < 200) return;
-    clearTimeout(this.#firstByteTimer);
-    this.#firstByteTimer = undefined;
+    this.headersArrived();
     // undici's controller would keep the head's raw Buffers (about ten) for as long as the stream is held.
     controller.rawHeaders = null;
     this.#statusCode = statusCode;
@@ -141,7 +117,7 @@ class StreamCall implements Dispatcher.DispatchHandler, BodySource {
       const chunks = this.#chunks;
       this.#chunks = [];
       const text = chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
-      this.#settleWith(statusError(this.#provider, this.#statusCode, this.#headers, text));
+      this.#settleWith(statusError(this.provider, this.#statusCode, this.#headers, text));
     } else if (phase === Phase.Body) {
       this.#ended(null);
     }
@@ -152,8 +128,8 @@ class StreamCall implements Dispatcher.DispatchHandler, BodySource {
     this.#finish();
     if (phase === Phase.Waiting) {
       // The error body is only informative: a non-2xx answer whose body failed is still that status.
-      if (this.#statusCode >= 300) this.#settleWith(statusError(this.#provider, this.#statusCode, this.#headers, ''));
-      else this.#settleWith(toUpstreamError(this.#provider, error, this.#signal));
+      if (this.#statusCode >= 300) this.#settleWith(statusError(this.provider, this.#statusCode, this.#headers, ''));
+      else this.#settleWith(toUpstreamError(this.provider, error, this.signal));
     } else if (phase === Phase.Body) {
       this.#ended(error);
     }
@@ -167,7 +143,7 @@ class StreamCall implements Dispatcher.DispatchHandler, BodySource {
 
   pause(): void {
     this.#paused = true;
-    this.#controller?.pause();
+    this.controller?.pause();
   }
 
   resume(): void {
@@ -175,7 +151,7 @@ class StreamCall implements Dispatcher.DispatchHandler, BodySource {
     this.#paused = false;
     // What waits goes first; undici may read on from inside its resume.
     this.#flush();
-    if (!this.#paused) this.#controller?.resume();
+    if (!this.#paused) this.controller?.resume();
   }
 
   cancel(): void {
@@ -183,7 +159,7 @@ class StreamCall implements Dispatcher.DispatchHandler, BodySource {
     this.#phase = Phase.Done;
     this.#sink = undefined;
     this.#chunks = [];
-    this.#abort(new DOMException('the stream was dropped', 'AbortError'));
+    this.abort(new DOMException('the stream was dropped', 'AbortError'));
   }
 
   discardRest(): void {
@@ -196,11 +172,9 @@ class StreamCall implements Dispatcher.DispatchHandler, BodySource {
       this.cancel();
       return;
     }
-    clearTimeout(this.#totalTimer);
-    this.#totalTimer = setTimeout(() => this.cancel(), DISCARD_WAIT_MS);
-    this.#totalTimer.unref();
+    this.limitWait(DISCARD_WAIT_MS, () => this.cancel());
     this.#paused = false;
-    this.#controller?.resume();
+    this.controller?.resume();
   }
 
   /** Delivers what was read before the sink, then the end if it came too (unless the sink paused or dropped it). */
@@ -236,20 +210,9 @@ class StreamCall implements Dispatcher.DispatchHandler, BodySource {
     reject?.(error);
   }
 
-  #timeout(ms: number, what: string): NodeJS.Timeout {
-    return setTimeout(() => this.#abort(timeoutError(what, ms)), ms);
-  }
-
-  #abort(reason: unknown): void {
-    if (this.#controller === undefined) this.#pendingAbort = reason;
-    else if (!this.#controller.aborted) this.#controller.abort(reason as Error);
-  }
-
   /** The response ended or failed: nothing more comes from undici; the timers and the listener are released. */
   #finish(): void {
     this.#phase = Phase.Done;
-    clearTimeout(this.#firstByteTimer);
-    clearTimeout(this.#totalTimer);
-    this.#signal.removeEventListener('abort', this);
+    this.release();
   }
 }

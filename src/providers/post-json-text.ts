@@ -1,15 +1,16 @@
 import type { Dispatcher } from 'undici';
 import type { ClientSignal } from '../lib/client-abort.js';
-import { statusError, timeoutError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
+import { statusError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
+import { UpstreamCall } from './upstream-call.js';
 
 /**
- * A non-streamed upstream call read whole: `postJson` plus `body.text()` without
- * their layers. undici's `request()` wraps every call in a promise, a handler, a
+ * A non-streamed upstream call read whole: undici's `request()` plus `body.text()`
+ * without their layers. undici's `request()` wraps every call in a promise, a handler, a
  * Readable for the body and an AbortController for its timeouts, and `text()`
  * reads that Readable back through more promises; here one dispatch handler
  * collects the body's chunks and settles one promise, and the timeouts and the
  * caller's abort reach the request through undici's own abort (docs/performance.md).
- * Errors are those of `postJson` and of reading its body.
+ * Errors are those of `postSerialized` and of reading its body.
  */
 
 /** Where a POST goes, parsed once per model instead of once per call. */
@@ -18,7 +19,7 @@ export interface UpstreamTarget {
   readonly path: string;
 }
 
-/** Never throws: a URL that does not parse fails each call as `postJson` fails it (undici's ERR_INVALID_URL). */
+/** Never throws: a URL that does not parse fails each call as undici's `request()` fails it (undici's ERR_INVALID_URL). */
 export function upstreamTarget(url: string): UpstreamTarget {
   if (!URL.canParse(url)) return { origin: url, path: '' };
   const parsed = new URL(url);
@@ -35,7 +36,7 @@ export interface UpstreamText {
 /**
  * POSTs JSON and resolves with the whole 2xx body as text. `headers` are all the
  * request's headers, content-type included. A non-2xx answer is thrown as
- * `postJson` throws it; network failures, timeouts and the caller's abort as
+ * `postSerialized` throws it; network failures, timeouts and the caller's abort as
  * `toUpstreamError` maps them.
  */
 export function postJsonForText(
@@ -73,49 +74,25 @@ export function postForText(
   });
 }
 
-/** One call's state: a class, so every call has the same shape and no closures are made per call. */
-class TextCall implements Dispatcher.DispatchHandler {
-  readonly #provider: string;
-  readonly #signal: ClientSignal;
+/** One call's state: the shared deadlines and abort (UpstreamCall), and the body's chunks until its end. */
+class TextCall extends UpstreamCall {
   readonly #resolve: (value: UpstreamText) => void;
   readonly #reject: (error: unknown) => void;
-  #controller: Dispatcher.DispatchController | undefined = undefined;
-  /** An abort that came before undici started the request; applied when it does. */
-  #pendingAbort: unknown = undefined;
-  #firstByteTimer: NodeJS.Timeout | undefined;
-  #totalTimer: NodeJS.Timeout | undefined;
   #statusCode = 0;
   #headers: Record<string, string | string[] | undefined> = {};
   #chunks: Buffer[] = [];
   #settled = false;
 
   constructor(timeouts: UpstreamTimeouts, provider: string, signal: ClientSignal, resolve: (value: UpstreamText) => void, reject: (error: unknown) => void) {
-    this.#provider = provider;
-    this.#signal = signal;
+    super(timeouts, provider, signal);
     this.#resolve = resolve;
     this.#reject = reject;
-    // undici runs its headers timeout on a coarse timer (about 0.5 to 1 s late), so the first-byte deadline that
-    // decides fallback is kept here, to the millisecond; its body (idle) timeout is the dispatcher's.
-    this.#firstByteTimer = this.#timeout(timeouts.firstByteMs, 'no response headers');
-    this.#totalTimer = this.#timeout(timeouts.totalMs, 'the call did not finish');
-    if (signal.aborted) this.#abort(signal.reason);
-    else signal.addEventListener('abort', this);
-  }
-
-  /** The caller's abort (this object is its listener). */
-  handleEvent(): void {
-    this.#abort(this.#signal.reason);
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
-    if (this.#pendingAbort !== undefined) controller.abort(this.#pendingAbort as Error);
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     // 1xx informational answers come before the real one.
     if (statusCode < 200) return;
-    clearTimeout(this.#firstByteTimer);
+    this.headersArrived();
     this.#statusCode = statusCode;
     this.#headers = headers;
   }
@@ -129,33 +106,21 @@ class TextCall implements Dispatcher.DispatchHandler {
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
     if (this.#statusCode >= 200 && this.#statusCode < 300) this.#resolve({ statusCode: this.#statusCode, headers: this.#headers, text });
-    else this.#reject(statusError(this.#provider, this.#statusCode, this.#headers, text));
+    else this.#reject(statusError(this.provider, this.#statusCode, this.#headers, text));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (!this.#finish()) return;
     // The error body is only informative: a non-2xx answer whose body failed is still that status.
-    if (this.#statusCode >= 300) this.#reject(statusError(this.#provider, this.#statusCode, this.#headers, ''));
-    else this.#reject(toUpstreamError(this.#provider, error, this.#signal));
-  }
-
-  #timeout(ms: number, what: string): NodeJS.Timeout {
-    return setTimeout(() => this.#abort(timeoutError(what, ms)), ms);
-  }
-
-  #abort(reason: unknown): void {
-    if (this.#settled) return;
-    if (this.#controller === undefined) this.#pendingAbort = reason;
-    else this.#controller.abort(reason as Error);
+    if (this.#statusCode >= 300) this.#reject(statusError(this.provider, this.#statusCode, this.#headers, ''));
+    else this.#reject(toUpstreamError(this.provider, error, this.signal));
   }
 
   /** Releases the timers and the listener; false when the call had already settled. */
   #finish(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
-    clearTimeout(this.#firstByteTimer);
-    clearTimeout(this.#totalTimer);
-    this.#signal.removeEventListener('abort', this);
+    this.release();
     return true;
   }
 }

@@ -32,7 +32,7 @@ function isRetryable(status: number, type: string | undefined, message: string |
 }
 
 /**
- * Completes an UpstreamError from postJson with what Bedrock's error body says:
+ * Completes an UpstreamError from an upstream call with what Bedrock's error body says:
  * `{"message": …}` (some front-end errors say `Message`), sometimes `__type`; the
  * error type is otherwise in the `x-amzn-errortype` header. As http-client.ts does, refused credentials and
  * rate limits keep their account-neutral message.

@@ -2,7 +2,7 @@ import { UpstreamError, isRetryableStatus } from '../contract.js';
 import { geminiErrorSchema, type GeminiError } from './gemini-api.js';
 
 /**
- * Completes an UpstreamError from postJson with what only Google's error body
+ * Completes an UpstreamError from an upstream call with what only Google's error body
  * says (https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes):
  * - a wrong API key is HTTP 400 INVALID_ARGUMENT with reason API_KEY_INVALID, not 401:
  *   it is the operator's key, not the request, so another model may serve;
