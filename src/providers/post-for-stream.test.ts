@@ -33,6 +33,15 @@ function recordingSink(): BodySink & { heard: string[]; settled: Promise<void> }
   };
 }
 
+/** Polls until `probe` holds (a loaded machine can be slow; nothing here is timed). */
+async function waitFor(what: string, probe: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
 describe('postJsonForStream', () => {
   let server: Server;
   let http: UpstreamHttp;
@@ -110,7 +119,7 @@ describe('postJsonForStream', () => {
     const sink = recordingSink();
     answer.body.attach(sink);
     write('a');
-    await sleep(50);
+    await waitFor('the first chunk', () => sink.heard.length === 1);
     answer.body.pause();
     write('b');
     write('c');
@@ -132,13 +141,12 @@ describe('postJsonForStream', () => {
     const answer = await post('/dropped');
     const sink = recordingSink();
     answer.body.attach(sink);
-    await sleep(50);
+    await waitFor('the first chunk', () => sink.heard.length === 1);
     answer.body.cancel();
-    await sleep(50);
+    await waitFor('the upstream to see the request dropped', () => closedRequests.includes('/dropped'));
     write('after');
     await sleep(50);
     assert.deepEqual(sink.heard, ['data:first']);
-    assert.ok(closedRequests.includes('/dropped'), 'the upstream saw the request dropped');
   });
 
   it("the caller's abort after the headers fails the body", async () => {
@@ -150,12 +158,11 @@ describe('postJsonForStream', () => {
     const answer = await post('/aborted', signal);
     const sink = recordingSink();
     answer.body.attach(sink);
-    await sleep(50);
+    await waitFor('the first chunk', () => sink.heard.length === 1);
     signal.abort(new DOMException('the client went away', 'AbortError'));
     await sink.settled;
     assert.equal(sink.heard[0], 'data:first');
     assert.match(sink.heard[1] ?? '', /^fail:/);
-    await sleep(50);
-    assert.ok(closedRequests.includes('/aborted'));
+    await waitFor('the upstream to see the request dropped', () => closedRequests.includes('/aborted'));
   });
 });

@@ -12,9 +12,9 @@ import { postJsonForStream } from '../post-for-stream.js';
 import { postJsonForText, upstreamTarget } from '../post-json-text.js';
 import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
-import { openAIChunkSchema, openAIStreamErrorSchema, type OpenAIChunk } from './openai-api.js';
+import { openAIStreamErrorSchema, type OpenAIChunk } from './openai-api.js';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
-import { readChatResponse } from './read-openai-response.js';
+import { readChatResponse, readChunk } from './read-openai-response.js';
 
 /** What a complete call adds to the request's fields. */
 const NOT_STREAMED = { stream: false, stream_options: undefined };
@@ -139,9 +139,9 @@ function parseChunk(provider: string, data: string): OpenAIChunk {
       responseBody: data.slice(0, 4_096),
     });
   }
-  const parsed = openAIChunkSchema.safeParse(json);
-  if (!parsed.success) throw invalidResponse(provider, 'stream chunk does not match the chunk shape');
-  return parsed.data;
+  const chunk = readChunk(json);
+  if (chunk === undefined) throw invalidResponse(provider, 'stream chunk does not match the chunk shape');
+  return chunk;
 }
 
 /** Pushes a chunk's parts; true when one was the finish. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openAIChatResponseSchema } from './openai-api.js';
-import { readChatResponse } from './read-openai-response.js';
+import { openAIChatResponseSchema, openAIChunkSchema } from './openai-api.js';
+import { readChatResponse, readChunk } from './read-openai-response.js';
 
 const plain = {
   id: 'chatcmpl-1',
@@ -86,5 +86,63 @@ describe('readChatResponse', () => {
     assert.equal(readChatResponse(plain), plain);
     const read = readChatResponse(bodies['tool calls']);
     assert.equal(read?.choices[0]?.message.tool_calls?.[0]?.type, 'function');
+  });
+});
+
+const textChunk = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'gpt-4o-mini-2024-07-18',
+  system_fingerprint: 'fp_1',
+  choices: [{ index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null }],
+  usage: null,
+};
+const chunkWith = (change: Record<string, unknown>, delta?: unknown): unknown => ({
+  ...textChunk,
+  choices: [{ ...textChunk.choices[0], ...change, ...(delta === undefined ? {} : { delta }) }],
+});
+
+/** Chunks the schema accepts and refuses, the usual ones first. */
+const chunks: Record<string, unknown> = {
+  'a text delta': textChunk,
+  'the role chunk': chunkWith({}, { role: 'assistant', content: '', refusal: null }),
+  'the finish chunk': chunkWith({ finish_reason: 'stop' }, {}),
+  'the usage chunk': { ...textChunk, choices: [], usage: plain.usage },
+  'usage without details': { ...textChunk, choices: [], usage: { prompt_tokens: 1, completion_tokens: 2 } },
+  'usage malformed': { ...textChunk, choices: [], usage: { prompt_tokens: '1', completion_tokens: 2 } },
+  'delta null': chunkWith({}, null),
+  'delta missing': { ...textChunk, choices: [{ index: 0, finish_reason: 'stop' }] },
+  'delta an array': chunkWith({}, []),
+  'content a number': chunkWith({}, { content: 1 }),
+  'refusal delta': chunkWith({}, { refusal: 'No.' }),
+  'tool-call delta': chunkWith({}, { tool_calls: [{ index: 0, id: 'call_1', function: { name: 'f', arguments: '' } }] }),
+  'tool-call delta malformed': chunkWith({}, { tool_calls: [{ id: 'call_1' }] }),
+  'tool calls null': chunkWith({}, { content: 'x', tool_calls: null }),
+  'finish reason a number': chunkWith({ finish_reason: 2 }),
+  'index a string': chunkWith({ index: '0' }),
+  'no choices field': { id: 'chatcmpl-1', usage: null },
+  'choices an object': { ...textChunk, choices: {} },
+  'id a number': { ...textChunk, id: 7 },
+  'an array': [textChunk],
+  null: null,
+};
+
+describe('readChunk', () => {
+  for (const [name, chunk] of Object.entries(chunks)) {
+    it(`agrees with openAIChunkSchema: ${name}`, () => {
+      const parsed = openAIChunkSchema.safeParse(chunk);
+      const read = readChunk(chunk);
+      assert.equal(read !== undefined, parsed.success);
+      if (read === undefined || !parsed.success) return;
+      // What the provider reads of it.
+      assert.deepEqual(read.choices, parsed.data.choices);
+      assert.deepEqual(read.usage, parsed.data.usage);
+    });
+  }
+
+  it('the usual chunk is the chunk itself (no copy)', () => {
+    assert.equal(readChunk(textChunk), textChunk);
+    assert.equal(readChunk(chunks['the usage chunk']), chunks['the usage chunk']);
   });
 });

@@ -1,4 +1,4 @@
-import { openAIChatResponseSchema, type OpenAIChatResponse } from './openai-api.js';
+import { openAIChatResponseSchema, openAIChunkSchema, type OpenAIChatResponse, type OpenAIChunk } from './openai-api.js';
 
 /**
  * A parsed chat-completion body checked against `openAIChatResponseSchema`.
@@ -12,6 +12,16 @@ import { openAIChatResponseSchema, type OpenAIChatResponse } from './openai-api.
 export function readChatResponse(json: unknown): OpenAIChatResponse | undefined {
   if (isPlainChatResponse(json)) return json as OpenAIChatResponse;
   const parsed = openAIChatResponseSchema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * A parsed stream chunk checked against `openAIChunkSchema`, as `readChatResponse` checks a whole answer: the usual
+ * chunk (a role, a text delta, a finish, the usage) by hand, returned as it is; anything else through the schema.
+ */
+export function readChunk(json: unknown): OpenAIChunk | undefined {
+  if (isPlainChunk(json)) return json as OpenAIChunk;
+  const parsed = openAIChunkSchema.safeParse(json);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -61,4 +71,25 @@ function isPlainUsage(usage: unknown): boolean {
 
 function isPlainDetails(details: unknown, field: string): boolean {
   return details === undefined || details === null || (isObject(details) && isNullishNumber(details[field]));
+}
+
+function isPlainChunk(json: unknown): boolean {
+  // Missing choices get the schema's default (an empty array): left to it.
+  if (!isObject(json) || !isNullishString(json.id) || !Array.isArray(json.choices)) return false;
+  for (const choice of json.choices) if (!isPlainChunkChoice(choice)) return false;
+  return isPlainUsage(json.usage);
+}
+
+function isPlainChunkChoice(choice: unknown): boolean {
+  if (!isObject(choice) || (choice.index !== undefined && typeof choice.index !== 'number') || !isNullishString(choice.finish_reason)) return false;
+  const delta = choice.delta;
+  if (delta === undefined || delta === null) return true;
+  return (
+    isObject(delta) &&
+    isNullishString(delta.role) &&
+    isNullishString(delta.content) &&
+    isNullishString(delta.refusal) &&
+    // Tool-call deltas: left to the schema.
+    (delta.tool_calls === undefined || delta.tool_calls === null)
+  );
 }
