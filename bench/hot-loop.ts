@@ -18,7 +18,7 @@ import { startGateway, startUpstream } from './services.js';
  *
  *   flock /tmp/bench.lock npx tsx bench/hot-loop.ts [rounds] [seconds] [connections]
  *
- * HOT_LOOP_PROF=<dir> profiles the gateway (--cpu-prof); HOT_LOOP_NODE_OPTIONS and HOT_LOOP_GATEWAY_ENV (JSON)
+ * HOT_LOOP_STREAM=1 saturates with streamed requests (16 chunks and the usage) instead. HOT_LOOP_PROF=<dir> profiles the gateway (--cpu-prof); HOT_LOOP_NODE_OPTIONS and HOT_LOOP_GATEWAY_ENV (JSON)
  * add to its environment. HOT_LOOP_HOLD=1 keeps the gateway running after the rounds (prints its pid) until
  * stdin closes, e.g. to attach strace or perf.
  */
@@ -34,6 +34,11 @@ function gatewayEnv(): Record<string, string> {
   return process.env.HOT_LOOP_NODE_OPTIONS === undefined ? extra : { ...extra, NODE_OPTIONS: process.env.HOT_LOOP_NODE_OPTIONS };
 }
 
+/** The same request streamed, with usage (HOT_LOOP_STREAM=1: the streamed path's CPU per request). */
+function streamedBody(body: string): string {
+  return JSON.stringify({ ...(JSON.parse(body) as object), stream: true, stream_options: { include_usage: true } });
+}
+
 async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'modelport-hot-'));
   try {
@@ -45,7 +50,7 @@ async function main(): Promise<void> {
       name: 'gateway',
       url: `${gateway.origin}/api/router/v1/chat/completions`,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.apiKey}` },
-      body: chatRequestBody(tenant.routerId),
+      body: process.env.HOT_LOOP_STREAM === '1' ? streamedBody(chatRequestBody(tenant.routerId)) : chatRequestBody(tenant.routerId),
     };
     await saturate(target, connections, 2);
     const perRequest: number[] = [];

@@ -39,6 +39,11 @@ export function openStorage(url: string): Storage {
     // An idle connection the server closed (restart, failover) is dropped by the pool and replaced on
     // next use; unheard, its 'error' event would end the process.
     pool.on('error', () => {});
+    // A connection the server closes while it is checked out (between two queries of a transaction, or as a query's
+    // FATAL error is followed by the socket's reset) emits 'error' on its client, which the pool no longer listens to:
+    // unheard, it ended the process on a Postgres restart. The query in flight fails with its own error, and the pool
+    // drops the broken client when it is released.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
