@@ -92,6 +92,20 @@ describe('postJsonForStream', () => {
     );
   });
 
+  it('cancel after a whole body arrived, before the sink took it: the sink hears nothing', async () => {
+    handle = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end('all of it');
+    };
+    const answer = await post('/whole-then-dropped');
+    await sleep(50);
+    const sink = recordingSink();
+    answer.body.attach(sink);
+    answer.body.cancel();
+    await sleep(20);
+    assert.deepEqual(sink.heard, []);
+  });
+
   it('a non-2xx answer is thrown with its status and body', async () => {
     handle = (_request, response) => {
       response.writeHead(503, { 'content-type': 'application/json' });

@@ -155,17 +155,21 @@ class StreamCall extends UpstreamCall implements BodySource {
   }
 
   cancel(): void {
-    if (this.#phase === Phase.Done) return;
-    this.#phase = Phase.Done;
+    // Also once the response has ended: what it left for the sink is dropped, the sink hears nothing more.
     this.#sink = undefined;
     this.#chunks = [];
+    if (this.#phase === Phase.Done) return;
+    this.#phase = Phase.Done;
     this.abort(new DOMException('the stream was dropped', 'AbortError'));
   }
 
   discardRest(): void {
-    if (this.#phase !== Phase.Body) return;
-    this.#phase = Phase.Discarding;
     this.#sink = undefined;
+    if (this.#phase !== Phase.Body) {
+      this.#chunks = [];
+      return;
+    }
+    this.#phase = Phase.Discarding;
     for (const chunk of this.#chunks) this.#discarded += chunk.length;
     this.#chunks = [];
     if (this.#discarded > DISCARD_LIMIT_BYTES) {
