@@ -3,7 +3,7 @@ import type { ClientSignal } from '../lib/client-abort.js';
 import { DISCARD_LIMIT_BYTES, DISCARD_WAIT_MS, type BodySink, type BodySource } from './body-source.js';
 import { statusError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
 import type { UpstreamTarget } from './post-json-text.js';
-import { UpstreamCall } from './upstream-call.js';
+import { sendJson, UpstreamCall } from './upstream-call.js';
 
 /**
  * A streamed upstream call: `request()` without its layers, as post-json-text.ts
@@ -36,16 +36,16 @@ export function postJsonForStream(
   body: unknown,
   signal: ClientSignal,
 ): Promise<UpstreamStream> {
-  let payload: string;
-  try {
-    payload = JSON.stringify(body);
-  } catch (error) {
-    return Promise.reject(toUpstreamError(provider, error, signal));
-  }
-  return new Promise<UpstreamStream>((resolve, reject) => {
-    const call = new StreamCall(http.timeouts, provider, signal, resolve, reject);
-    http.dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: payload }, call);
-  });
+  return sendJson(
+    provider,
+    body,
+    signal,
+    (payload) =>
+      new Promise<UpstreamStream>((resolve, reject) => {
+        const call = new StreamCall(http.timeouts, provider, signal, resolve, reject);
+        http.dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: payload }, call);
+      }),
+  );
 }
 
 const enum Phase {

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { ClientSignal } from '../lib/client-abort.js';
 import { statusError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
-import { UpstreamCall } from './upstream-call.js';
+import { sendJson, UpstreamCall } from './upstream-call.js';
 
 /**
  * A non-streamed upstream call read whole: undici's `request()` plus `body.text()`
@@ -47,13 +47,7 @@ export function postJsonForText(
   body: unknown,
   signal: ClientSignal,
 ): Promise<UpstreamText> {
-  let payload: string;
-  try {
-    payload = JSON.stringify(body);
-  } catch (error) {
-    return Promise.reject(toUpstreamError(provider, error, signal));
-  }
-  return postForText(http, provider, target, headers, payload, signal);
+  return sendJson(provider, body, signal, (payload) => postForText(http, provider, target, headers, payload, signal));
 }
 
 /**

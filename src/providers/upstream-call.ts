@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { ClientSignal } from '../lib/client-abort.js';
-import { timeoutError, type UpstreamTimeouts } from './http-client.js';
+import { timeoutError, toUpstreamError, type UpstreamTimeouts } from './http-client.js';
 
 /**
  * What every upstream call made through one undici dispatch handler shares
@@ -64,4 +64,15 @@ export abstract class UpstreamCall implements Dispatcher.DispatchHandler {
     clearTimeout(this.#totalTimer);
     this.signal.removeEventListener('abort', this);
   }
+}
+
+/** Serialises a JSON body and sends it; a body that cannot be serialised fails the call as `toUpstreamError` maps it. */
+export function sendJson<T>(provider: string, body: unknown, signal: ClientSignal, send: (payload: string) => Promise<T>): Promise<T> {
+  let payload: string;
+  try {
+    payload = JSON.stringify(body);
+  } catch (error) {
+    return Promise.reject(toUpstreamError(provider, error, signal));
+  }
+  return send(payload);
 }
