@@ -4,7 +4,7 @@ import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent } from './heap-growth.
 
 describe('heapGrowingPercent', () => {
   it('reads a whole number of percent, the default when unset, 0 for V8 own policy', () => {
-    assert.equal(heapGrowingPercent(undefined, DEFAULT_HEAP_GROWING_PERCENT), 0);
+    assert.equal(heapGrowingPercent(undefined, DEFAULT_HEAP_GROWING_PERCENT), 20);
     assert.equal(heapGrowingPercent(' ', 20), 20);
     assert.equal(heapGrowingPercent('0', 20), 0);
     assert.equal(heapGrowingPercent('35', 20), 35);

@@ -1,14 +1,14 @@
 import { setFlagsFromString } from 'node:v8';
 
 const FLAG = 'heap-growing-percent';
-/** MODELPORT_HEAP_GROWING_PERCENT's default. */
 /**
- * 0: V8's own policy. In the quiet end-of-session bench (docs/performance.md) 20 % took the RSS holding 5,000
- * streams from 408 to 349 MiB but the gateway's CPU per request at saturation from 146 to 178 µs; neither meets the
- * 300 MiB target, and CPU is latency and throughput for every request, so the limit is for operators who hold many
- * streams in little memory to choose.
+ * MODELPORT_HEAP_GROWING_PERCENT's default: 20. In the eighth session's measurements (docs/performance.md) it cost 0–5 %
+ * more CPU per request at saturation (22 % in the fourth session, before the hot path's later work), and with the young
+ * generation's cap (young-generation-cap.ts) took the RSS holding 5,000 streams down by 30–55 MiB in the full bench
+ * (277–282 MiB in a fresh gateway, against 339–344). A gateway mostly holds streams that last seconds; memory is the
+ * scarcer resource there. `0` gives V8's own policy back.
  */
-export const DEFAULT_HEAP_GROWING_PERCENT = 0;
+export const DEFAULT_HEAP_GROWING_PERCENT = 20;
 
 /**
  * How far above its live objects V8 lets the old generation grow before its next full collection:

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 
 const GROWTH_FLAG = 'semi-space-growth-factor';
 /** V8's own default for the flag (V8 11 to 13: Node 20 to 24). */
-const V8_DEFAULT_GROWTH_FACTOR = 2;
+export const V8_DEFAULT_GROWTH_FACTOR = 2;
 
 /**
  * Keeps V8's young generation at its initial size (two 1 MiB semi-spaces) while the process loads its code and
