@@ -28,7 +28,7 @@ export async function serve(hooks: ServeHooks): Promise<void> {
   if (config.workers > 0 && cluster.isPrimary) {
     const created = await prepareStorageOnce(config);
     if (created) printBanner(config, created);
-    serveWindowStore();
+    const windows = serveWindowStore();
     runPrimary({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs + 10_000 });
     hooks.started();
     if (config.idleCollectMs > 0) {
@@ -36,7 +36,7 @@ export async function serve(hooks: ServeHooks): Promise<void> {
       // serves no request, only its workers' rate-limit checks, which wait ~20 ms once).
       const heap = processProbe();
       heap.collect();
-      collectWhenIdle(config, logger, heap);
+      collectWhenIdle(config, logger, heap, () => windows.dropExpired(Date.now()));
     }
     return;
   }
@@ -67,7 +67,7 @@ export async function serve(hooks: ServeHooks): Promise<void> {
   // rather than being dropped into SYN retries a second or more later; Linux caps it at net.core.somaxconn.
   await app.server.listen({ port: config.port, host: config.host, backlog: 4096 });
   hooks.started();
-  const collector = heap === undefined ? undefined : collectWhenIdle(config, logger, heap);
+  const collector = heap === undefined ? undefined : collectWhenIdle(config, logger, heap, () => app.cluster.rateLimiter.dropExpired());
 
   let signals = 0;
   const shutdown = (signal: string) => {
@@ -88,11 +88,13 @@ export async function serve(hooks: ServeHooks): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** Gives back, once idle, the memory a load left behind (MODELPORT_IDLE_COLLECT_MS). */
-function collectWhenIdle(config: Config, logger: Logger, heap: IdleCollectorProbe): IdleCollector {
+/** Gives back, once idle, the memory a load left behind (MODELPORT_IDLE_COLLECT_MS), expired rate-limit entries first. */
+function collectWhenIdle(config: Config, logger: Logger, heap: IdleCollectorProbe, onIdle: () => void): IdleCollector {
   const mib = (bytes: number) => Math.round(bytes / 1048576);
   return startIdleCollector({
     idleMs: config.idleCollectMs,
+    // The rate limits' expired entries (an object per request of the last window, per busy key) go with the collection.
+    onIdle,
     onCollected: ({ heapBeforeBytes, heapAfterBytes, ms }) =>
       logger.info({ heapBeforeMiB: mib(heapBeforeBytes), heapAfterMiB: mib(heapAfterBytes), ms: Math.round(ms) }, 'idle: garbage collected, memory given back'),
   }, heap);

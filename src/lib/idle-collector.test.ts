@@ -263,3 +263,20 @@ test('serving requests: work that is not a request (connections closing) delays 
   collector.check();
   assert.equal(state.collections, 1, '35 s after the last request, the first quiet check');
 });
+
+test('onIdle runs once a quiet period reached idleMs, before the collection, and again only after more work', () => {
+  const { state, probe } = fakeProcess(40);
+  const order: string[] = [];
+  const collector = createIdleCollector({ idleMs: 30_000, onIdle: () => order.push(`idle (collections ${state.collections})`) }, probe);
+  state.heap = 300 * MiB;
+  state.live = 60 * MiB;
+  checkAt(state, collector, [[10_000, 0.6], [35_000, 0.001]]);
+  assert.deepEqual(order, [], 'not idle long enough');
+  checkAt(state, collector, [[40_000, 0.001]]);
+  assert.deepEqual(order, ['idle (collections 0)'], 'called before the collection');
+  assert.equal(state.collections, 1);
+  checkAt(state, collector, [[45_000, 0.001], [80_000, 0.001], [120_000, 0.001]]);
+  assert.equal(order.length, 1, 'once per quiet period');
+  checkAt(state, collector, [[125_000, 0.5], [160_000, 0.001]]);
+  assert.equal(order.length, 2, 'again after more work');
+});

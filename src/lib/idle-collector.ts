@@ -23,6 +23,11 @@ export interface IdleCollectorOptions {
   readonly idleMs: number;
   /** How often idleness is checked. @default a fifth of idleMs, at most 5 s */
   readonly checkMs?: number;
+  /**
+   * Called once a quiet period has lasted `idleMs`, before the collection is decided (again only after more work):
+   * what the process can let go of then (the rate limits' expired entries) is garbage for that collection.
+   */
+  readonly onIdle?: () => void;
   /** Told after each full collection: committed heap before and after, and how long the collection took. */
   readonly onCollected?: (collection: { readonly heapBeforeBytes: number; readonly heapAfterBytes: number; readonly ms: number }) => void;
 }
@@ -101,6 +106,8 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
   let requestEventsSeen = probe.requestEvents?.();
   /** Work happened since glibc's free pages were last handed back. */
   let trimPending = false;
+  /** onIdle was called in this quiet period. */
+  let idleNoted = false;
   const trim = () => {
     trimPending = false;
     probe.trim?.();
@@ -118,6 +125,7 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
           requestEventsSeen = events;
           quietSince = now;
           trimPending = true;
+          idleNoted = false;
           return;
         }
         // No pause in the middle of work, even work that is not a request; it does not restart the wait either.
@@ -128,6 +136,7 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
           quietSince = now;
           busyMs = 0;
           trimPending = true;
+          idleNoted = false;
           return;
         }
       }
@@ -141,6 +150,10 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
         return;
       }
       if (now - quietSince < options.idleMs) return;
+      if (!idleNoted) {
+        idleNoted = true;
+        options.onIdle?.();
+      }
       const heapBeforeBytes = probe.committedHeapBytes();
       if (heapBeforeBytes < heapAfterLast + GROWTH_BYTES) {
         // Nothing worth a pause; a heap that shrank on its own is the new baseline. V8's own collections may have

@@ -86,5 +86,7 @@ export function createFleetWindowStore(options: FleetWindowStoreOptions): Window
       await local.adjust(id, subject, weight);
       await orQueue(() => shared.adjust(id, subject, weight));
     },
+    // This instance's own record (for replay and the safe mode); Redis expires its logs itself.
+    dropExpired: (at) => local.dropExpired(at),
   };
 }

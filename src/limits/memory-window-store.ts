@@ -30,6 +30,7 @@ export interface MemoryWindowStore extends WindowStore {
   record(id: string, checks: readonly WindowCheck[], now: number): void;
   /** Every entry still inside its window: what this instance admitted, to replay into Redis. */
   entries(now: number): WindowEntry[];
+  dropExpired(now: number): void;
 }
 
 /** Sweep every subject for emptied logs once per this many admissions, so idle subjects do not pile up. */
@@ -100,6 +101,16 @@ export function createMemoryWindowStore(): MemoryWindowStore {
     for (const subject of [...logs.keys()]) live(subject, now);
   };
 
+  /** The sweep, and every log's expired entries let go of (`live` slices them off only once 1,024 have piled up). */
+  const dropExpired = (now: number): void => {
+    sweep(now);
+    for (const log of logs.values()) {
+      if (log.head === 0) continue;
+      log.entries = log.entries.slice(log.head);
+      log.head = 0;
+    }
+  };
+
   const admitNow = (id: string, checks: readonly WindowCheck[], now: number): WindowAdmission => {
     admissions += 1;
     if (admissions % SWEEP_EVERY === 0) sweep(now);
@@ -112,6 +123,7 @@ export function createMemoryWindowStore(): MemoryWindowStore {
 
   return {
     admit: admitNow,
+    dropExpired,
     release(id, subjects) {
       for (const subject of subjects) {
         const log = logs.get(subject);

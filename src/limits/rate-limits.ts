@@ -53,6 +53,8 @@ export interface RateLimits {
   admitRouted(ticket: RateTicket, key: ApiKeyRecord, router: RouterRecord, estimatedTokens: number): MaybePromise<Record<string, string>>;
   /** When the request ends: corrects token entries to the tokens really used and frees its concurrency slot. */
   finish(ticket: RateTicket, usedTokens: number | undefined): void;
+  /** Forgets the entries whose windows have passed (WindowStore.dropExpired), e.g. once the process is idle. */
+  dropExpired(): void;
 }
 
 export function createRateLimits(store: WindowStore, settings: RateLimitSettings, now: () => number, onError: (error: unknown) => void): RateLimits {
@@ -146,6 +148,10 @@ export function createRateLimits(store: WindowStore, settings: RateLimitSettings
       ticket.finished = true;
       if (ticket.slots.length > 0) void quietly(() => store.release(ticket.id, ticket.slots));
       if (usedTokens !== undefined) for (const subject of ticket.tokenSubjects) void quietly(() => store.adjust(ticket.id, subject, Math.max(0, usedTokens)));
+    },
+
+    dropExpired() {
+      store.dropExpired?.(now());
     },
   };
 }

@@ -143,6 +143,24 @@ describe('in process: long logs', () => {
   });
 });
 
+describe('in process: a quiet process', () => {
+  it('forgets expired entries without waiting for their subject to be admitted again, and counts on exactly', async () => {
+    const store = createMemoryWindowStore();
+    const busy = `quiet-${randomUUID()}`;
+    const other = `quiet-${randomUUID()}`;
+    const start = 1_000_000;
+    // More than the 1,024 expired entries after which an admission would slice the log itself.
+    for (let i = 0; i < 1_500; i += 1) await store.admit(`old${i}`, [rpm(busy, 1_000_000)], start + i);
+    await store.admit('kept', [rpm(busy, 1_000_000)], start + 30_000);
+    await store.admit('gone', [rpm(other, 1_000_000)], start);
+    store.dropExpired(start + 1_499 + WINDOW);
+    // Asked about an earlier moment, the log would still list what it held: only what is inside the window is left.
+    assert.deepEqual(store.entries(start + 1_499).map((entry) => entry.id), ['kept']);
+    const next = await store.admit('next', [rpm(busy, 1_000_000)], start + 1_500 + WINDOW);
+    assert.equal(next.results[0]?.used, 2);
+  });
+});
+
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1000 });
 const redisUp = await redis.connect().then(

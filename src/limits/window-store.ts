@@ -57,4 +57,10 @@ export interface WindowStore {
   release(id: string, subjects: readonly string[]): MaybePromise<void>;
   /** Sets the entry's weight, if it is still in the log (real token usage after the call). */
   adjust(id: string, subject: string, weight: number): MaybePromise<void>;
+  /**
+   * Forgets every entry whose window has passed. A log drops them itself only when its subject is next admitted, so a
+   * process that went quiet after a load would keep a busy key's whole last window (an object per request) until then.
+   * Stores that keep nothing in this process have none.
+   */
+  dropExpired?(now: number): void;
 }

@@ -32,8 +32,11 @@ const isRequest = (message: unknown): message is RequestMessage =>
 const isReply = (message: unknown): message is ReplyMessage =>
   typeof message === 'object' && message !== null && (message as { modelportWindow?: unknown }).modelportWindow === 'reply';
 
-/** The primary's side: answers every worker's window calls. Call once in the primary before forking. */
-export function serveWindowStore(): void {
+/**
+ * The primary's side: answers every worker's window calls. Call once in the primary before forking. Returns what lets
+ * go of expired entries (the primary's idle collector calls it).
+ */
+export function serveWindowStore(): { readonly dropExpired: (now: number) => void } {
   const store = createMemoryWindowStore();
   cluster.on('message', (worker: Worker, message: unknown) => {
     if (!isRequest(message)) return;
@@ -49,6 +52,7 @@ export function serveWindowStore(): void {
       (error: unknown) => worker.isConnected() && worker.send({ modelportWindow: 'reply', seq, error: error instanceof Error ? error.message : String(error) }),
     );
   });
+  return { dropExpired: (now) => store.dropExpired(now) };
 }
 
 export interface IpcWindowStoreOptions {
