@@ -15,13 +15,14 @@ try {
   process.stderr.write(`${(error as Error).message}\n`);
   process.exit(1);
 }
+const nodeOptions = nodeOptionsOf(process);
 // The old generation's headroom over what is live (src/lib/heap-growth.ts): held streams' RSS.
-limitHeapGrowth(nodeOptionsOf(process), growingPercent);
-const releaseYoungGeneration = holdYoungGeneration(nodeOptionsOf(process));
+limitHeapGrowth(nodeOptions, growingPercent);
+const releaseYoungGeneration = holdYoungGeneration(nodeOptions);
 // Once started, the young generation grows as V8 grows it, up to its cap (src/lib/young-generation-cap.ts).
 const started = () => {
   releaseYoungGeneration();
-  capYoungGeneration(nodeOptionsOf(process), youngCapMiB);
+  capYoungGeneration(nodeOptions, youngCapMiB);
 };
 const { serve, startFailureMessage } = await import('./serve.js');
 serve({ started }).catch((error: unknown) => {

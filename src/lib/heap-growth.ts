@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { setsFlag } from './startup-heap.js';
 
 const FLAG = 'heap-growing-percent';
 /**
@@ -24,7 +25,7 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 20;
  * `percent` 0 leaves V8's own policy. Nothing is changed when the operator set the flag themselves (`nodeOptions`).
  */
 export function limitHeapGrowth(nodeOptions: readonly string[], percent: number): void {
-  if (percent <= 0 || nodeOptions.some((option) => option.replaceAll('_', '-').includes(FLAG))) return;
+  if (percent <= 0 || setsFlag(nodeOptions, FLAG)) return;
   setFlagsFromString(`--${FLAG}=${Math.round(percent)}`);
 }
 

@@ -19,7 +19,7 @@ export const V8_DEFAULT_GROWTH_FACTOR = 2;
  * NODE_OPTIONS).
  */
 export function holdYoungGeneration(nodeOptions: readonly string[]): () => void {
-  if (nodeOptions.some((option) => option.replaceAll('_', '-').includes(GROWTH_FLAG))) return () => {};
+  if (setsFlag(nodeOptions, GROWTH_FLAG)) return () => {};
   setFlagsFromString(`--${GROWTH_FLAG}=1`);
   let released = false;
   return () => {
@@ -27,6 +27,14 @@ export function holdYoungGeneration(nodeOptions: readonly string[]): () => void 
     released = true;
     setFlagsFromString(`--${GROWTH_FLAG}=${V8_DEFAULT_GROWTH_FACTOR}`);
   };
+}
+
+/** Whether the operator set any of these V8 flags (`semi-space-growth-factor`; `_` and `-` alike) in their Node options. */
+export function setsFlag(nodeOptions: readonly string[], ...flags: readonly string[]): boolean {
+  return nodeOptions.some((option) => {
+    const normalised = option.replaceAll('_', '-');
+    return flags.some((flag) => normalised.includes(flag));
+  });
 }
 
 /** This process's Node options: its command line's, then NODE_OPTIONS'. */

@@ -13,9 +13,8 @@ const MODULE = fileURLToPath(new URL('./young-generation-cap.ts', import.meta.ur
 function semiSpaceAfterLoad(capMiB: number, nodeArgs: readonly string[] = []): number {
   const script = `
     import v8 from 'node:v8';
-    import { capYoungGeneration, youngGenerationMiB } from ${JSON.stringify(MODULE)};
+    import { capYoungGeneration } from ${JSON.stringify(MODULE)};
     capYoungGeneration(process.execArgv, ${capMiB});
-    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
     let kept = [];
     for (let i = 0; i < 8e6; i++) {
       kept.push({ i });

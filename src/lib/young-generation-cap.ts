@@ -1,6 +1,6 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { V8_DEFAULT_GROWTH_FACTOR } from './startup-heap.js';
+import { V8_DEFAULT_GROWTH_FACTOR, setsFlag } from './startup-heap.js';
 
 const GROWTH_FLAG = 'semi-space-growth-factor';
 const SIZE_FLAG = 'max-semi-space-size';
@@ -39,7 +39,7 @@ export interface YoungGenerationProbe {
  * `--semi-space-growth-factor` themselves (`nodeOptions`). Returns what stops it.
  */
 export function capYoungGeneration(nodeOptions: readonly string[], semiSpaceMiB: number, probe: YoungGenerationProbe = processProbe()): () => void {
-  if (semiSpaceMiB <= 0 || nodeOptions.some((option) => [GROWTH_FLAG, SIZE_FLAG].some((flag) => option.replaceAll('_', '-').includes(flag)))) return () => {};
+  if (semiSpaceMiB <= 0 || setsFlag(nodeOptions, GROWTH_FLAG, SIZE_FLAG)) return () => {};
   let factor: number | undefined;
   const decide = () => {
     // A semi-space's usable capacity is a little under its size (15.73 of 16 MiB): 90 % counts as there.
