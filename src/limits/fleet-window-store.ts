@@ -78,12 +78,12 @@ export function createFleetWindowStore(options: FleetWindowStoreOptions): Window
       }
       return safeAdmit(id, checks, at);
     },
-    async release(id, subjects) {
-      await local.release(id, subjects);
+    async release(id, subjects, at) {
+      local.release(id, subjects, at);
       await orQueue(() => shared.release(id, subjects));
     },
-    async adjust(id, subject, weight) {
-      await local.adjust(id, subject, weight);
+    async adjust(id, subject, weight, at) {
+      local.adjust(id, subject, weight, at);
       await orQueue(() => shared.adjust(id, subject, weight));
     },
     // This instance's own record (for replay and the safe mode); Redis expires its logs itself.

@@ -10,7 +10,8 @@ import type { MaybePromise } from '../lib/maybe-promise.js';
  * Requests per minute are weight 1; tokens per minute weigh the estimated
  * tokens (corrected later with `adjust`); a concurrency cap is a log whose
  * entries are removed (`release`) when the request ends, with a long window
- * acting as a lease so a crashed instance's entries expire.
+ * acting as a lease so a crashed instance's entries expire. An id is admitted
+ * once per subject (one per request).
  */
 export interface WindowCheck {
   /** e.g. `key:<id>:rpm`. */
@@ -53,10 +54,13 @@ export interface WindowEntry {
 export interface WindowStore {
   /** All-or-nothing admission of `id` against every check, at `now`. */
   admit(id: string, checks: readonly WindowCheck[], now: number): MaybePromise<WindowAdmission>;
-  /** Removes the entry (a finished request's concurrency slot, or a refused request's earlier admission). */
-  release(id: string, subjects: readonly string[]): MaybePromise<void>;
-  /** Sets the entry's weight, if it is still in the log (real token usage after the call). */
-  adjust(id: string, subject: string, weight: number): MaybePromise<void>;
+  /**
+   * Removes the entry (a finished request's concurrency slot, or a refused request's earlier admission). `at`, when
+   * known, is the `now` it was admitted at: the in-process store finds it by time instead of walking its log.
+   */
+  release(id: string, subjects: readonly string[], at?: number): MaybePromise<void>;
+  /** Sets the entry's weight, if it is still in the log (real token usage after the call); `at` as for release. */
+  adjust(id: string, subject: string, weight: number, at?: number): MaybePromise<void>;
   /**
    * Forgets every entry whose window has passed. A log drops them itself only when its subject is next admitted, so a
    * process that went quiet after a load would keep a busy key's whole last window (an object per request) until then.

@@ -11,8 +11,8 @@ import type { WindowAdmission, WindowCheck, WindowStore } from '../limits/window
 
 type Request =
   | { readonly op: 'admit'; readonly id: string; readonly checks: readonly WindowCheck[]; readonly now: number }
-  | { readonly op: 'release'; readonly id: string; readonly subjects: readonly string[] }
-  | { readonly op: 'adjust'; readonly id: string; readonly subject: string; readonly weight: number };
+  | { readonly op: 'release'; readonly id: string; readonly subjects: readonly string[]; readonly at?: number | undefined }
+  | { readonly op: 'adjust'; readonly id: string; readonly subject: string; readonly weight: number; readonly at?: number | undefined };
 
 interface RequestMessage {
   readonly modelportWindow: 'request';
@@ -43,8 +43,8 @@ export function serveWindowStore(): { readonly dropExpired: (now: number) => voi
     const { seq, request } = message;
     const answer = async (): Promise<ReplyMessage> => {
       if (request.op === 'admit') return { modelportWindow: 'reply', seq, admission: await store.admit(request.id, request.checks, request.now) };
-      if (request.op === 'release') await store.release(request.id, request.subjects);
-      else await store.adjust(request.id, request.subject, request.weight);
+      if (request.op === 'release') await store.release(request.id, request.subjects, request.at);
+      else await store.adjust(request.id, request.subject, request.weight, request.at);
       return { modelportWindow: 'reply', seq };
     };
     answer().then(
@@ -99,11 +99,11 @@ export function createIpcWindowStore(options: IpcWindowStoreOptions = {}): Windo
       if (reply.admission === undefined) throw new Error('rate limits: the primary answered without an admission');
       return reply.admission;
     },
-    async release(id, subjects) {
-      await call({ op: 'release', id, subjects });
+    async release(id, subjects, at) {
+      await call({ op: 'release', id, subjects, at });
     },
-    async adjust(id, subject, weight) {
-      await call({ op: 'adjust', id, subject, weight });
+    async adjust(id, subject, weight, at) {
+      await call({ op: 'adjust', id, subject, weight, at });
     },
   };
 }
