@@ -89,11 +89,11 @@ export async function serve(hooks: ServeHooks): Promise<void> {
 }
 
 /** Gives back, once idle, the memory a load left behind (MODELPORT_IDLE_COLLECT_MS), expired rate-limit entries first. */
-function collectWhenIdle(config: Config, logger: Logger, heap: IdleCollectorProbe, onIdle: () => void): IdleCollector {
+function collectWhenIdle(config: Config, logger: Logger, heap: IdleCollectorProbe, onIdle: () => number | undefined): IdleCollector {
   const mib = (bytes: number) => Math.round(bytes / 1048576);
   return startIdleCollector({
     idleMs: config.idleCollectMs,
-    // The rate limits' expired entries (an object per request of the last window, per busy key) go with the collection.
+    // The rate limits' expired entries go with the collection; those of the last window before the quiet, once it has passed.
     onIdle,
     onCollected: ({ heapBeforeBytes, heapAfterBytes, ms }) =>
       logger.info({ heapBeforeMiB: mib(heapBeforeBytes), heapAfterMiB: mib(heapAfterBytes), ms: Math.round(ms) }, 'idle: garbage collected, memory given back'),

@@ -267,7 +267,13 @@ test('serving requests: work that is not a request (connections closing) delays 
 test('onIdle runs once a quiet period reached idleMs, before the collection, and again only after more work', () => {
   const { state, probe } = fakeProcess(40);
   const order: string[] = [];
-  const collector = createIdleCollector({ idleMs: 30_000, onIdle: () => order.push(`idle (collections ${state.collections})`) }, probe);
+  const collector = createIdleCollector({
+    idleMs: 30_000,
+    onIdle: () => {
+      order.push(`idle (collections ${state.collections})`);
+      return undefined;
+    },
+  }, probe);
   state.heap = 300 * MiB;
   state.live = 60 * MiB;
   checkAt(state, collector, [[10_000, 0.6], [35_000, 0.001]]);
@@ -279,4 +285,59 @@ test('onIdle runs once a quiet period reached idleMs, before the collection, and
   assert.equal(order.length, 1, 'once per quiet period');
   checkAt(state, collector, [[125_000, 0.5], [160_000, 0.001]]);
   assert.equal(order.length, 2, 'again after more work');
+});
+
+test('onIdle called again when what it still held has become garbage, with a collection of its own however little the heap grew', () => {
+  const { state, probe } = fakeProcess(40);
+  // The rate limits after a burst: a window of entries still inside it when the quiet period reaches idleMs.
+  let held = 30 * MiB;
+  const calls: number[] = [];
+  const collector = createIdleCollector({
+    idleMs: 30_000,
+    onIdle: () => {
+      calls.push(state.now);
+      if (state.now < 70_000) return 70_000 - state.now;
+      state.live -= held;
+      held = 0;
+      return undefined;
+    },
+  }, probe);
+  state.heap = 300 * MiB;
+  state.live = 100 * MiB;
+  checkAt(state, collector, [[10_000, 0.6], [40_000, 0.001]]);
+  assert.deepEqual(calls, [40_000]);
+  assert.equal(state.collections, 1);
+  assert.equal(state.heap, 100 * MiB);
+  // Not yet: the entries are still inside their window.
+  checkAt(state, collector, [[45_000, 0.001], [69_000, 0.001]]);
+  assert.deepEqual(calls, [40_000]);
+  assert.equal(state.collections, 1);
+  // Once they have left it: dropped, and collected although the heap did not grow by 16 MiB.
+  checkAt(state, collector, [[70_000, 0.001]]);
+  assert.deepEqual(calls, [40_000, 70_000]);
+  assert.equal(state.collections, 2);
+  assert.equal(state.heap, 70 * MiB);
+  checkAt(state, collector, [[75_000, 0.001], [110_000, 0.001], [200_000, 0.001]]);
+  assert.equal(calls.length, 2, 'nothing more held: not called again in this quiet period');
+  assert.equal(state.collections, 2);
+});
+
+test('work before onIdle asked to be called again cancels that call', () => {
+  const { state, probe } = fakeProcess(40);
+  const calls: number[] = [];
+  const collector = createIdleCollector({
+    idleMs: 30_000,
+    onIdle: () => {
+      calls.push(state.now);
+      return calls.length === 1 ? 20_000 : undefined;
+    },
+  }, probe);
+  state.heap = 300 * MiB;
+  state.live = 60 * MiB;
+  checkAt(state, collector, [[10_000, 0.6], [40_000, 0.001]]);
+  // More work at 50 s: the next quiet period starts over, its own onIdle call comes 30 s after it, not at 60 s.
+  checkAt(state, collector, [[50_000, 0.6], [60_000, 0.001], [79_000, 0.001]]);
+  assert.deepEqual(calls, [40_000]);
+  checkAt(state, collector, [[80_000, 0.001]]);
+  assert.deepEqual(calls, [40_000, 80_000]);
 });

@@ -25,9 +25,12 @@ export interface IdleCollectorOptions {
   readonly checkMs?: number;
   /**
    * Called once a quiet period has lasted `idleMs`, before the collection is decided (again only after more work):
-   * what the process can let go of then (the rate limits' expired entries) is garbage for that collection.
+   * what the process can let go of then (the rate limits' expired entries) is garbage for that collection. It may
+   * return in how many ms more of it will be garbage (the entries of the last window before the quiet, once that has
+   * passed): if the process is still quiet then, it is called again and a collection follows, however little the heap
+   * grew.
    */
-  readonly onIdle?: () => void;
+  readonly onIdle?: () => number | undefined;
   /** Told after each full collection: committed heap before and after, and how long the collection took. */
   readonly onCollected?: (collection: { readonly heapBeforeBytes: number; readonly heapAfterBytes: number; readonly ms: number }) => void;
 }
@@ -108,6 +111,12 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
   let trimPending = false;
   /** onIdle was called in this quiet period. */
   let idleNoted = false;
+  /** When onIdle asked to be called again in this quiet period (probe time). */
+  let idleAgainAt: number | undefined;
+  const noteIdle = (now: number): void => {
+    const laterMs = options.onIdle?.();
+    idleAgainAt = laterMs !== undefined && laterMs >= 0 ? now + laterMs : undefined;
+  };
   const trim = () => {
     trimPending = false;
     probe.trim?.();
@@ -126,6 +135,7 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
           quietSince = now;
           trimPending = true;
           idleNoted = false;
+          idleAgainAt = undefined;
           return;
         }
         // No pause in the middle of work, even work that is not a request; it does not restart the wait either.
@@ -137,6 +147,7 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
           busyMs = 0;
           trimPending = true;
           idleNoted = false;
+          idleAgainAt = undefined;
           return;
         }
       }
@@ -150,12 +161,14 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
         return;
       }
       if (now - quietSince < options.idleMs) return;
-      if (!idleNoted) {
+      // The entries onIdle still held are garbage now: worth a collection of their own.
+      const again = idleAgainAt !== undefined && now >= idleAgainAt;
+      if (!idleNoted || again) {
         idleNoted = true;
-        options.onIdle?.();
+        noteIdle(now);
       }
       const heapBeforeBytes = probe.committedHeapBytes();
-      if (heapBeforeBytes < heapAfterLast + GROWTH_BYTES) {
+      if (!again && heapBeforeBytes < heapAfterLast + GROWTH_BYTES) {
         // Nothing worth a pause; a heap that shrank on its own is the new baseline. V8's own collections may have
         // done the work (its memory reducer, once allocation stopped): what the load freed outside its heap is still
         // in glibc's arenas, so hand that back once per quiet period after work (a few ms, no collection).

@@ -10,11 +10,13 @@ export interface MemoryWindowStore extends WindowStore {
   record(id: string, checks: readonly WindowCheck[], now: number): void;
   /** Every entry still inside its window: what this instance admitted, to replay into Redis. */
   entries(now: number): WindowEntry[];
-  dropExpired(now: number): void;
+  dropExpired(now: number): number | undefined;
 }
 
 /** Sweep every subject for emptied logs once per this many admissions, so idle subjects do not pile up. */
 const SWEEP_EVERY = 10_000;
+/** Fewer entries than this left after dropExpired are not worth another collection once they expire. */
+const WORTH_COLLECTING = 10_000;
 
 /**
  * Sliding logs in this process's memory: the embedded default (no REDIS_URL),
@@ -51,9 +53,16 @@ export function createMemoryWindowStore(): MemoryWindowStore {
   };
 
   /** The sweep, and every log compacted (expiry leaves up to 1,024 dropped entries at the front), its storage shrunk. */
-  const dropExpired = (now: number): void => {
+  const dropExpired = (now: number): number | undefined => {
     sweep(now);
-    for (const log of logs.values()) log.compact();
+    let held = 0;
+    let until = now;
+    for (const log of logs.values()) {
+      log.compact();
+      held += log.size;
+      until = Math.max(until, log.newestExpiry());
+    }
+    return held < WORTH_COLLECTING ? undefined : until - now;
   };
 
   const admitNow = (id: string, checks: readonly WindowCheck[], now: number): WindowAdmission => {

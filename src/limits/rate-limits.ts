@@ -56,8 +56,11 @@ export interface RateLimits {
   admitRouted(ticket: RateTicket, key: ApiKeyRecord, router: RouterRecord, estimatedTokens: number): MaybePromise<Record<string, string>>;
   /** When the request ends: corrects token entries to the tokens really used and frees its concurrency slot. */
   finish(ticket: RateTicket, usedTokens: number | undefined): void;
-  /** Forgets the entries whose windows have passed (WindowStore.dropExpired), e.g. once the process is idle. */
-  dropExpired(): void;
+  /**
+   * Forgets the entries whose windows have passed (WindowStore.dropExpired), e.g. once the process is idle. Returns in
+   * how many ms the entries still held will have passed too (undefined: too few to matter).
+   */
+  dropExpired(): number | undefined;
 }
 
 export function createRateLimits(store: WindowStore, settings: RateLimitSettings, now: () => number, onError: (error: unknown) => void): RateLimits {
@@ -164,7 +167,7 @@ export function createRateLimits(store: WindowStore, settings: RateLimitSettings
     },
 
     dropExpired() {
-      store.dropExpired?.(now());
+      return store.dropExpired?.(now());
     },
   };
 }

@@ -126,9 +126,13 @@ export class SubjectLog {
         }
       }
     }
-    let newest = this.end - 1;
-    while (newest > this.head && ids[newest] === undefined) newest -= 1;
-    return { retryAfterMs, resetMs: this.atOf(newest) + windowMs - now };
+    return { retryAfterMs, resetMs: this.atOf(this.newestIndex()) + windowMs - now };
+  }
+
+  /** When the newest entry leaves its window (with one window per subject, the last of them to leave). */
+  newestExpiry(): number {
+    const newest = this.newestIndex();
+    return this.atOf(newest) + (this.data[newest * STRIDE + WINDOW] as number);
   }
 
   /** Every live entry inside its window at `now`. */
@@ -165,6 +169,13 @@ export class SubjectLog {
     this.head = 0;
     this.end = to;
     this.holes = 0;
+  }
+
+  /** The newest live entry (the log is not empty). */
+  private newestIndex(): number {
+    let newest = this.end - 1;
+    while (newest > this.head && this.ids[newest] === undefined) newest -= 1;
+    return newest;
   }
 
   private atOf(index: number): number {

@@ -159,6 +159,20 @@ describe('in process: a quiet process', () => {
     const next = await store.admit('next', [rpm(busy, 1_000_000)], start + 1_500 + WINDOW);
     assert.equal(next.results[0]?.used, 2);
   });
+
+  it('tells when the entries it still holds will have left their windows, once they are worth a collection', () => {
+    const store = createMemoryWindowStore();
+    const busy = `quiet-${randomUUID()}`;
+    const start = 1_000_000;
+    // A burst that ended at start + 11 999: its entries are still inside the window when the process goes quiet.
+    for (let i = 0; i < 12_000; i += 1) store.admit(`b${i}`, [rpm(busy, 1_000_000)], start + i);
+    assert.equal(store.dropExpired(start + 40_000), 11_999 + WINDOW - 40_000);
+    // Later, 2,000 of them are left: too few to be worth a collection of their own.
+    assert.equal(store.dropExpired(start + 10_000 + WINDOW), undefined);
+    assert.equal(store.entries(start + 10_000 + WINDOW).length, 1_999);
+    assert.equal(store.dropExpired(start + 12_000 + WINDOW), undefined);
+    assert.equal(store.entries(start + 12_000 + WINDOW).length, 0);
+  });
 });
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -65,6 +65,9 @@ export interface WindowStore {
    * Forgets every entry whose window has passed. A log drops them itself only when its subject is next admitted, so a
    * process that went quiet after a load would keep a busy key's whole last window (an object per request) until then.
    * Stores that keep nothing in this process have none.
+   *
+   * Returns when the entries still held will have left their windows (ms from `now`), so that an idle process can let
+   * them go then too; undefined when it holds too few to be worth a collection (under 10,000 entries, about 0.6 MiB).
    */
-  dropExpired?(now: number): void;
+  dropExpired?(now: number): number | undefined;
 }

@@ -36,7 +36,7 @@ const isReply = (message: unknown): message is ReplyMessage =>
  * The primary's side: answers every worker's window calls. Call once in the primary before forking. Returns what lets
  * go of expired entries (the primary's idle collector calls it).
  */
-export function serveWindowStore(): { readonly dropExpired: (now: number) => void } {
+export function serveWindowStore(): { readonly dropExpired: (now: number) => number | undefined } {
   const store = createMemoryWindowStore();
   cluster.on('message', (worker: Worker, message: unknown) => {
     if (!isRequest(message)) return;
