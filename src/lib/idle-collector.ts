@@ -113,9 +113,13 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
   let idleNoted = false;
   /** When onIdle asked to be called again in this quiet period (probe time). */
   let idleAgainAt: number | undefined;
-  const noteIdle = (now: number): void => {
-    const laterMs = options.onIdle?.();
-    idleAgainAt = laterMs !== undefined && laterMs >= 0 ? now + laterMs : undefined;
+  /** Work (a request, or a busy event loop): the quiet period starts over. */
+  const workSeen = (now: number): void => {
+    quietSince = now;
+    busyMs = 0;
+    trimPending = true;
+    idleNoted = false;
+    idleAgainAt = undefined;
   };
   const trim = () => {
     trimPending = false;
@@ -132,10 +136,7 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
       if (events !== undefined) {
         if (events !== requestEventsSeen) {
           requestEventsSeen = events;
-          quietSince = now;
-          trimPending = true;
-          idleNoted = false;
-          idleAgainAt = undefined;
+          workSeen(now);
           return;
         }
         // No pause in the middle of work, even work that is not a request; it does not restart the wait either.
@@ -143,11 +144,7 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
       } else {
         busyMs += share * elapsedMs;
         if (busyMs > BUSY_SHARE * options.idleMs) {
-          quietSince = now;
-          busyMs = 0;
-          trimPending = true;
-          idleNoted = false;
-          idleAgainAt = undefined;
+          workSeen(now);
           return;
         }
       }
@@ -165,7 +162,8 @@ export function createIdleCollector(options: IdleCollectorOptions, probe: IdleCo
       const again = idleAgainAt !== undefined && now >= idleAgainAt;
       if (!idleNoted || again) {
         idleNoted = true;
-        noteIdle(now);
+        const laterMs = options.onIdle?.();
+        idleAgainAt = laterMs !== undefined && laterMs >= 0 ? now + laterMs : undefined;
       }
       const heapBeforeBytes = probe.committedHeapBytes();
       if (!again && heapBeforeBytes < heapAfterLast + GROWTH_BYTES) {

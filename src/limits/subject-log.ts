@@ -1,3 +1,5 @@
+import type { WindowEntry } from './window-store.js';
+
 /** Numbers stored per entry, side by side in one Float64Array: when it was admitted, its weight, its window. */
 const STRIDE = 3;
 const AT = 0;
@@ -136,7 +138,7 @@ export class SubjectLog {
   }
 
   /** Every live entry inside its window at `now`. */
-  *live(now: number): Generator<{ id: string; at: number; weight: number; windowMs: number }> {
+  *live(now: number): Generator<Omit<WindowEntry, 'subject'>> {
     const { data, ids } = this;
     for (let index = this.head; index < this.end; index += 1) {
       const id = ids[index];
