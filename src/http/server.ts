@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactApiKeys } from '../auth/api-key-format.js';
 import { errors } from '../lib/errors.js';
-import { createRandomTokenSource } from '../lib/random-id.js';
+import { createTimeOrderedIdSource } from '../lib/random-id.js';
 import type { RequestActivity } from '../lib/request-activity.js';
 import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
@@ -35,8 +35,8 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   // Node only honours the timeout given when the server is built (Fastify assigns it afterwards), and checks it
   // every connectionsCheckingInterval (30 s by default).
   const nodeServerOptions = { requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 4))) };
-  // One CSPRNG call per few hundred request ids, not one per request.
-  const randomToken = createRandomTokenSource();
+  // Time-ordered (the usage records' primary key); one CSPRNG call per few hundred ids, not one per request.
+  const requestId = createTimeOrderedIdSource('req_');
   const app = Fastify({
     loggerInstance: deps.logger,
     // One line per request is written by our onResponse hook instead (no headers, so no keys).
@@ -45,7 +45,7 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: deps.settings.bodyLimitBytes,
     trustProxy,
-    genReqId: () => `req_${randomToken(12)}`,
+    genReqId: requestId,
     requestIdHeader: false,
     // Requests that arrive while closing get our own 503 body (see the onRequest hook below).
     return503OnClosing: false,

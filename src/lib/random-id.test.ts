@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { randomFillSync } from 'node:crypto';
-import { createId, createRandomTokenSource, randomBase62 } from './random-id.js';
+import { createId, createRandomTokenSource, createTimeOrderedIdSource, randomBase62 } from './random-id.js';
 
 describe('random ids', () => {
   it('have the asked length and only base62 characters', () => {
@@ -55,5 +55,34 @@ describe('createRandomTokenSource', () => {
   it('serves a token larger than the pool from its own buffer', () => {
     const next = createRandomTokenSource({ poolBytes: 64 });
     assert.equal(Buffer.from(next(100), 'base64url').length, 100);
+  });
+});
+
+describe('createTimeOrderedIdSource', () => {
+  it('sorts by the millisecond, and is unique within one', () => {
+    let now = 1_767_225_600_000;
+    const next = createTimeOrderedIdSource('req_', { now: () => now });
+    const ids: string[] = [];
+    for (let ms = 0; ms < 200; ms += 1) {
+      // A clock far from ms boundaries of the base-36 digits too: 36 ms later the last digit wraps.
+      now += ms % 3 === 0 ? 1 : 37;
+      for (let index = 0; index < 5; index += 1) ids.push(next());
+    }
+    assert.equal(new Set(ids).size, ids.length);
+    for (const id of ids) assert.match(id, /^req_[0-9a-z]{9}[A-Za-z0-9_-]{12}$/);
+    const heads = ids.map((id) => id.slice(0, 13));
+    assert.deepEqual([...heads].sort(), heads, 'ids sort by their time, as strings');
+    assert.equal(parseInt(ids.at(-1)!.slice(4, 13), 36), now, 'the head is the millisecond in base 36');
+  });
+
+  it('pads the time to nine digits, so an early time still sorts first', () => {
+    let now = 35;
+    const next = createTimeOrderedIdSource('x_', { now: () => now, randomBytes: 3 });
+    const early = next();
+    now = 36 ** 8;
+    const late = next();
+    assert.equal(early.slice(0, 11), 'x_00000000z');
+    assert.ok(early < late);
+    assert.match(late, /^x_100000000[A-Za-z0-9_-]{4}$/);
   });
 });
