@@ -24,7 +24,8 @@ export interface ProviderRegistry {
 
 /** Builds each model client once and reuses it: nothing is allocated per request. */
 export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHttp): ProviderRegistry {
-  const models = new Map<string, ChatModel>();
+  // Provider, then model: no `provider:model` string is built per lookup (several per request).
+  const models = new Map<string, Map<string, ChatModel>>();
   const credentialsByProvider = config.credentials ?? new Map<string, ProviderCredentials>();
 
   const build = (provider: string, modelId: string): ChatModel | undefined => {
@@ -37,11 +38,13 @@ export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHt
 
   return {
     resolve(provider, modelId) {
-      const id = `${provider}:${modelId}`;
-      const cached = models.get(id);
+      let ofProvider = models.get(provider);
+      const cached = ofProvider?.get(modelId);
       if (cached !== undefined) return cached;
       const model = build(provider, modelId);
-      if (model !== undefined) models.set(id, model);
+      if (model === undefined) return undefined;
+      if (ofProvider === undefined) models.set(provider, (ofProvider = new Map()));
+      ofProvider.set(modelId, model);
       return model;
     },
     configured: () => ['sim', ...credentialsByProvider.keys()],
