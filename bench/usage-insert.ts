@@ -5,6 +5,7 @@ import { createRandomTokenSource, createTimeOrderedIdSource } from '../src/lib/r
 import { migrateToLatest, openStorage } from '../src/storage/database.js';
 import { createRepositories } from '../src/storage/repositories.js';
 import { usageRowValues } from '../src/storage/usage-repository.js';
+import { usageRecord } from '../test/support/usage-fixtures.js';
 
 /**
  * What a usage record costs the SQLite writer as the table grows, with the request ids the gateway makes
@@ -36,24 +37,7 @@ async function microsecondsPerRow(kind: 'random' | 'time-ordered'): Promise<numb
     for (let written = 0; written < total; written += BATCH) {
       const records = Array.from({ length: BATCH }, () => {
         made += 1;
-        return {
-          id: nextId(),
-          created_at: clock + Math.floor(made / 8),
-          owner_id: 'own_bench',
-          key_id: 'key_bench',
-          router_id: 'rt_bench',
-          model: 'openai:gpt-4o-mini',
-          status: 200,
-          error_code: null,
-          streamed: 0,
-          prompt_tokens: 19,
-          completion_tokens: 9,
-          total_tokens: 28,
-          cost_usd: 0.0000082,
-          latency_ms: 1.5,
-          carbon_grams: 0.012,
-          attempts: 1,
-        };
+        return { ...usageRecord('bench', 'key_bench', made), id: nextId() };
       });
       const values = usageRowValues(records);
       const started = process.hrtime.bigint();
