@@ -68,8 +68,6 @@ export interface TimeOrderedIdSourceOptions {
   readonly randomBytes?: number;
   /** The clock, in milliseconds since the epoch. @default Date.now */
   readonly now?: () => number;
-  /** Where the random part comes from. @default a createRandomTokenSource() of its own */
-  readonly randomToken?: (bytes: number) => string;
 }
 
 /**
@@ -82,7 +80,7 @@ export interface TimeOrderedIdSourceOptions {
 export function createTimeOrderedIdSource(prefix: string, options: TimeOrderedIdSourceOptions = {}): () => string {
   const bytes = options.randomBytes ?? 9;
   const now = options.now ?? Date.now;
-  const randomToken = options.randomToken ?? createRandomTokenSource();
+  const randomToken = createRandomTokenSource();
   let lastMs = Number.NaN;
   let head = '';
   return () => {
