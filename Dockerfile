@@ -14,7 +14,7 @@ COPY scripts/build-native.mjs ./scripts/
 COPY native ./native
 COPY src ./src
 COPY web ./web
-# npm run build also compiles native/malloc-trim (glibc's malloc_trim for the idle collection) against Node's headers.
+# npm run build also compiles native/glibc-malloc (glibc's malloc_trim and arena limit) against Node's headers.
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-slim AS runtime
@@ -26,7 +26,7 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/web/dist ./web/dist
-COPY --from=build /app/native/malloc-trim/build/Release/malloc_trim.node ./native/malloc-trim/build/Release/
+COPY --from=build /app/native/glibc-malloc/build/Release/glibc_malloc.node ./native/glibc-malloc/build/Release/
 COPY package.json ./
 COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data

@@ -9,7 +9,8 @@
  * (what it gives back once idle; MODELPORT_IDLE_COLLECT_MS from STREAM_HEAP_IDLE_COLLECT_MS, default the gateway's).
  * The gateway logs at `info` then (one line per request, which its log buffer holds while the streams open);
  * STREAM_HEAP_LOG_LEVEL sets another level. STREAM_HEAP_SNAPSHOT=settled takes the snapshot after the settling
- * instead of while the streams are held (what the load left live); 0 takes none.
+ * instead of while the streams are held (what the load left live); 0 takes none. MALLOC_ARENA_MAX, when set, is passed
+ * to the gateway (glibc's arena limit: the gateway then leaves it alone; see src/lib/malloc-arenas.ts).
  *
  * Uses dist/ (build it first). The snapshot is left in a temporary directory.
  */
@@ -50,6 +51,7 @@ try {
     MODELPORT_DEFAULT_RPM: '1000000000',
     MODELPORT_SHUTDOWN_TIMEOUT_MS: '5000',
     ...(idleCollectMs === undefined ? {} : { MODELPORT_IDLE_COLLECT_MS: idleCollectMs }),
+    ...(process.env.MALLOC_ARENA_MAX === undefined ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX }),
   };
   const gateway = spawnChild('gateway', process.execPath, [...(process.env.STREAM_HEAP_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''), '--heapsnapshot-signal=SIGUSR2', join(ROOT, 'dist', 'main.js')], { cwd: work, env });
   const origin = `http://127.0.0.1:${port}`;

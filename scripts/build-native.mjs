@@ -1,15 +1,16 @@
-// Builds the optional native addon (native/malloc-trim: glibc's malloc_trim for the idle collection) with node-gyp,
-// npm's own copy (npm sets npm_config_node_gyp for the scripts it runs) against this Node's headers. A failure is a
-// warning, never a failed install: without the addon the gateway runs the same, its idle memory is just not trimmed.
+// Builds the optional native addon (native/glibc-malloc: glibc's malloc_trim for the idle collection, and its arena
+// limit) with node-gyp, npm's own copy (npm sets npm_config_node_gyp for the scripts it runs) against this Node's
+// headers. A failure is a warning, never a failed install: without the addon the gateway runs the same, its memory is
+// just not trimmed when idle and glibc keeps its own arena limit.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const addon = join(root, 'native', 'malloc-trim');
+const addon = join(root, 'native', 'glibc-malloc');
 const skip = (why) => {
-  process.stderr.write(`native/malloc-trim not built (${why}): the idle collection will not trim glibc's free memory\n`);
+  process.stderr.write(`native/glibc-malloc not built (${why}): the idle collection will not trim glibc's free memory nor limit its arenas\n`);
   process.exit(0);
 };
 

@@ -1,7 +1,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { loadMallocTrim } from './malloc-trim.js';
+import { loadGlibcMalloc } from './glibc-malloc.js';
 import type { RequestActivity } from './request-activity.js';
 
 /**
@@ -42,7 +42,7 @@ export interface IdleCollectorProbe {
   /** A young-generation collection (a scavenge), after which V8 shrinks the young generation if allocation is low. */
   readonly collectYoung: () => void;
   /**
-   * Hands the allocator's free pages back to the system (glibc's malloc_trim: lib/malloc-trim.ts), where it can.
+   * Hands the allocator's free pages back to the system (glibc's malloc_trim: lib/glibc-malloc.ts), where it can.
    * Node's native side (sockets, HTTP parsers, buffers outside V8's heap) leaves them behind a load.
    */
   readonly trim?: () => void;
@@ -201,7 +201,7 @@ function exposedGc(): (options?: { readonly type: 'minor' | 'major' }) => void {
 }
 
 /** The running process: V8's gc(), its committed heap, its event loop's utilisation, and its requests when it serves any. */
-export function processProbe(activity?: RequestActivity, trim: (() => boolean) | undefined = loadMallocTrim()): IdleCollectorProbe {
+export function processProbe(activity?: RequestActivity, trim: (() => boolean) | undefined = loadGlibcMalloc()?.mallocTrim): IdleCollectorProbe {
   let gc: ReturnType<typeof exposedGc> | undefined;
   let previous: EventLoopUtilization = performance.eventLoopUtilization();
   return {

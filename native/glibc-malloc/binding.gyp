@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "glibc_malloc",
+      "sources": ["glibc_malloc.c"]
+    }
+  ]
+}
