@@ -1,4 +1,5 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher, type buildConnector } from 'undici';
+import type { Dispatcher, buildConnector } from 'undici';
+import { Agent, errors as undiciErrors, request } from './undici-parts.js';
 import { ClientAbort, type ClientSignal } from '../lib/client-abort.js';
 import { UpstreamError, isRetryableStatus } from './contract.js';
 
@@ -86,13 +87,15 @@ export async function postSerialized(
   };
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, {
+    const { origin, pathname, search } = new URL(url);
+    response = await request(http.dispatcher, {
+      origin,
+      path: pathname + search,
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
       body: payload,
       // undici's types name AbortSignal or EventEmitter; it calls only aborted, reason and add/removeEventListener.
       signal: call as unknown as AbortSignal,
-      dispatcher: http.dispatcher,
     });
   } catch (error) {
     release();

@@ -1,6 +1,6 @@
-import { request } from 'undici';
 import { UpstreamError, type ChatModel } from './contract.js';
 import { toUpstreamError, type UpstreamHttp } from './http-client.js';
+import { request } from './undici-parts.js';
 
 /** The outcome of one tiny real call made to check a provider's credentials. */
 export interface ProbeResult {
@@ -39,10 +39,12 @@ export async function probeModelList(
   const target = `GET ${url}`;
   const started = now();
   try {
-    const response = await request(url, {
+    const { origin, pathname, search } = new URL(url);
+    const response = await request(http.dispatcher, {
+      origin,
+      path: pathname + search,
       method: 'GET',
       headers: { accept: 'application/json', ...(apiKey !== undefined ? { authorization: `Bearer ${apiKey}` } : {}) },
-      dispatcher: http.dispatcher,
       signal: AbortSignal.timeout(http.timeouts.firstByteMs),
     });
     const text = await response.body.text();

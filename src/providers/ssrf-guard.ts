@@ -1,8 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { buildConnector, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { createUpstreamDispatcher, type UpstreamTimeouts } from './http-client.js';
 import { classifyAddress, type AddressClass } from './ip-address-class.js';
+import { buildConnector } from './undici-parts.js';
 
 /**
  * The guard on base URLs owners supply (bring-your-own-key providers): they may
