@@ -7,6 +7,7 @@ import type { ConcurrentStreamsFigures } from './concurrent-streams.js';
 /** Resource use of one phase: the gateway's and the upstream's CPU and memory. */
 export interface PhaseUsage {
   readonly phase: string;
+  /** The gateway's process; in a direct phase, idle beside it (any CPU it uses there is taken from the direct path). */
   readonly gateway?: ProcessUsage | undefined;
   readonly upstream?: ProcessUsage | undefined;
   /** Gateway CPU time per request answered in the phase, µs (gateway phases only). */
@@ -58,6 +59,8 @@ export interface BenchResult {
     readonly concurrentStreams: number;
     readonly holdS: number;
     readonly gatewayLogLevel: string;
+    /** 1: one gateway process; N > 1: `MODELPORT_WORKERS=N`, its CPU and RSS the sums over the primary and the workers. Absent in results from before it existed. */
+    readonly workers?: number | undefined;
     readonly cpuProfile: boolean;
     readonly distOlderThanSrc: boolean;
   };

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { summarizeLatencies, type LatencySummary } from './latency-summary.js';
 import type { LoadTarget } from './load.js';
-import { sampleProcess } from './process-stats.js';
+import { sampleRef, type ProcessRef } from './process-stats.js';
 
 /** What holding many streams open at once through one gateway process showed. */
 export interface ConcurrentStreamsFigures {
@@ -22,7 +22,7 @@ export interface ConcurrentStreamsFigures {
   readonly allOpenAfterMs: number;
   /** Request sent → first byte, while the others were opening too. */
   readonly ttfbMs: LatencySummary;
-  /** The gateway's resident memory before the phase and at most during it (sampled every 100 ms), MiB. */
+  /** The gateway's resident memory before the phase and at most during it (sampled every 100 ms), MiB; with workers, summed over its processes. */
   readonly gatewayRssBeforeMiB: number;
   readonly gatewayRssMaxMiB: number;
 }
@@ -32,13 +32,13 @@ export interface ConcurrentStreamsFigures {
  * upstream, and watches the gateway process: how many were open together, how
  * much memory it took, and whether every one of them ended properly.
  */
-export async function holdConcurrentStreams(target: LoadTarget, count: number, holdS: number, gatewayPid: number | undefined): Promise<ConcurrentStreamsFigures> {
+export async function holdConcurrentStreams(target: LoadTarget, count: number, holdS: number, gateway: ProcessRef | undefined): Promise<ConcurrentStreamsFigures> {
   const body = JSON.stringify({ ...(JSON.parse(target.body) as Record<string, unknown>), user: `bench-hold-${Math.round(holdS * 1000)}` });
   const dispatcher = new Agent({ connections: count + 16, pipelining: 1, keepAliveTimeout: 10_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
-  const rssBefore = gatewayPid === undefined ? undefined : sampleProcess(gatewayPid)?.rssMiB;
+  const rssBefore = gateway === undefined ? undefined : sampleRef(gateway)?.rssMiB;
   let rssMax = rssBefore ?? Number.NaN;
   const sampler = setInterval(() => {
-    const sample = gatewayPid === undefined ? undefined : sampleProcess(gatewayPid);
+    const sample = gateway === undefined ? undefined : sampleRef(gateway);
     if (sample !== undefined) rssMax = Number.isNaN(rssMax) ? sample.rssMiB : Math.max(rssMax, sample.rssMiB);
   }, 100);
   const ttfb: number[] = [];

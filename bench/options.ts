@@ -35,6 +35,8 @@ export interface BenchOptions {
   readonly database: 'sqlite' | 'postgres';
   /** Redis for shared state (BENCH_REDIS_URL), under a random key prefix; undefined: none. */
   readonly redisUrl: string | undefined;
+  /** The gateway's processes: 1, one process (the targets' case); N > 1, `MODELPORT_WORKERS=N` (a primary and N workers, measured together). @default 1 */
+  readonly workers: number;
 }
 
 export class BenchOptionsError extends Error {}
@@ -58,6 +60,8 @@ const HELP = `npm run bench [-- options]
   --database <d>          sqlite or postgres (a fresh database on BENCH_POSTGRES_URL,
                           default postgres://postgres@127.0.0.1:5432/postgres)  (BENCH_DATABASE)
   --redis                 shared state in Redis at BENCH_REDIS_URL (default redis://127.0.0.1:6379)
+  --workers <n>           the gateway as MODELPORT_WORKERS=n: a primary and n workers, their CPU
+                          and RSS summed (BENCH_WORKERS, default 1: one process, as the targets are)
 `;
 
 export function benchHelp(): string {
@@ -97,6 +101,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
         'results-dir': { type: 'string' },
         database: { type: 'string' },
         redis: { type: 'boolean', default: false },
+        workers: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -147,6 +152,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     resultsDir: flags['results-dir'] ?? env.BENCH_RESULTS_DIR ?? 'bench/results',
     database: databaseOption(flags.database ?? env.BENCH_DATABASE),
     redisUrl: flags.redis === true || flagOn(env.BENCH_REDIS) ? (env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379') : undefined,
+    workers: Math.round(number('BENCH_WORKERS', flags.workers ?? env.BENCH_WORKERS, 1, 1, 16)),
   };
 }
 

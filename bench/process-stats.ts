@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** One reading of a process's CPU time and memory from /proc (Linux only). */
 export interface ProcessSample {
@@ -78,6 +78,56 @@ export function sampleProcess(pid: number): ProcessSample | undefined {
   };
 }
 
+/** The pids of a process's children, from /proc/<pid>/task/<tid>/children (every thread's; Linux 3.5+). */
+function childrenOf(pid: number): number[] {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const children: number[] = [];
+  for (const tid of tids) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const child of text.trim().split(' ')) if (child !== '') children.push(Number(child));
+  }
+  return children;
+}
+
+/**
+ * A process and its children as one: the gateway of `MODELPORT_WORKERS`, a primary and its workers. CPU, RSS, peak
+ * RSS, run-queue wait and main-thread CPU are the sums over the processes (RSS counts the pages they share, such as
+ * node's binary, once per process: an upper bound). A child that starts or ends between two samples makes their
+ * difference wrong; the bench's workers are started before it measures and live as long as the gateway.
+ */
+export function sampleProcessTree(pid: number): ProcessSample | undefined {
+  const root = sampleProcess(pid);
+  if (root === undefined) return undefined;
+  let { cpuS, rssMiB, peakRssMiB, runQueueWaitS, mainThreadCpuS } = root;
+  for (const child of childrenOf(pid)) {
+    const sample = sampleProcess(child);
+    if (sample === undefined) continue;
+    cpuS += sample.cpuS;
+    rssMiB += sample.rssMiB;
+    peakRssMiB += sample.peakRssMiB;
+    runQueueWaitS += sample.runQueueWaitS;
+    mainThreadCpuS += sample.mainThreadCpuS;
+  }
+  return { atMs: performance.now(), cpuS, rssMiB: round(rssMiB, 1), peakRssMiB: round(peakRssMiB, 1), runQueueWaitS, mainThreadCpuS };
+}
+
+/** A process to sample: its pid, or `{ tree: pid }` for the process and its children together. */
+export type ProcessRef = number | { readonly tree: number };
+
+export function sampleRef(ref: ProcessRef): ProcessSample | undefined {
+  return typeof ref === 'number' ? sampleProcess(ref) : sampleProcessTree(ref.tree);
+}
+
 export function usageBetween(before: ProcessSample, after: ProcessSample): ProcessUsage {
   const wallS = (after.atMs - before.atMs) / 1000;
   const cpuS = after.cpuS - before.cpuS;
@@ -116,17 +166,17 @@ export interface PhaseMeasurement<T> {
   readonly othersPercent: number | undefined;
 }
 
-/** Samples `pids` and the whole machine before and after `work`; a pid that vanished is left out. */
-export async function measureProcesses<T>(pids: Readonly<Record<string, number>>, work: () => Promise<T>): Promise<PhaseMeasurement<T>> {
-  const before = Object.entries(pids).map(([name, pid]) => [name, pid, sampleProcess(pid)] as const);
+/** Samples `pids` (or process trees) and the whole machine before and after `work`; a pid that vanished is left out. */
+export async function measureProcesses<T>(pids: Readonly<Record<string, ProcessRef>>, work: () => Promise<T>): Promise<PhaseMeasurement<T>> {
+  const before = Object.entries(pids).map(([name, ref]) => [name, ref, sampleRef(ref)] as const);
   const busyBefore = machineBusyS();
   const startMs = performance.now();
   const value = await work();
   const wallS = (performance.now() - startMs) / 1000;
   const busyAfter = machineBusyS();
   const usage: Record<string, ProcessUsage> = {};
-  for (const [name, pid, first] of before) {
-    const last = sampleProcess(pid);
+  for (const [name, ref, first] of before) {
+    const last = sampleRef(ref);
     if (first !== undefined && last !== undefined) usage[name] = usageBetween(first, last);
   }
   if (busyBefore === undefined || busyAfter === undefined || wallS <= 0) return { value, usage, machineBusyPercent: undefined, othersPercent: undefined };

@@ -23,7 +23,8 @@ export function formatTables(result: BenchResult): string {
     '',
     `${result.machine.cpus} × ${result.machine.cpuModel}, ${result.machine.memoryGiB} GiB, Node ${result.machine.node}, Linux ${result.machine.kernel}. ` +
       `${result.machine.note} Gateway LOG_LEVEL=${result.settings.gatewayLogLevel}` +
-      `${result.settings.cpuProfile ? ', under --cpu-prof (slower than normal)' : ''}${result.commit === undefined ? '' : `, commit ${result.commit}`}.`,
+      `${result.settings.cpuProfile ? ', under --cpu-prof (slower than normal)' : ''}${result.commit === undefined ? '' : `, commit ${result.commit}`}.` +
+      workersNote(result),
     '',
     `### Throughput at saturation (${saturation.connections} connections, ${result.settings.durationS} s, non-streaming)`,
     '',
@@ -144,6 +145,8 @@ export function formatHeadline(result: BenchResult): string {
     lines.push(`- streams open at once: ${whole(concurrent.maxOpenAtOnce)} of ${whole(concurrent.requested)}, ${whole(concurrent.errors)} errors, gateway RSS at most ${fixed(concurrent.gatewayRssMaxMiB, 0)} MiB`);
   }
   lines.push(`- idle RSS: ${idleRssText(result.idleRssMiB)}`);
+  const workers = workersNote(result);
+  if (workers !== '') lines.push(`-${workers}`);
   lines.push('', 'Targets:', ...result.targets.map((target) => `- ${targetLine(target)}`));
   const disturbed = result.processes.filter((phase) => (phase.othersPercent ?? 0) >= DISTURBED_PERCENT);
   if (disturbed.length > 0) {
@@ -152,6 +155,13 @@ export function formatHeadline(result: BenchResult): string {
   }
   if (!result.valid) lines.push('', `NOT VALID: ${result.problems.join('; ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** With --workers, what "the gateway" means in every figure; '' for one process. */
+function workersNote(result: BenchResult): string {
+  const workers = result.settings.workers ?? 1;
+  if (workers <= 1) return '';
+  return ` The gateway ran as MODELPORT_WORKERS=${workers} (a primary and ${workers} workers): its CPU and RSS are summed over those ${workers + 1} processes, and the targets, set for one process, are read against the sums.`;
 }
 
 function idleRssText(idle: BenchResult['idleRssMiB']): string {

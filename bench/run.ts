@@ -13,7 +13,7 @@ import { computeHeadline } from './headline.js';
 import { offerRate, saturate, type LoadFigures, type LoadTarget } from './load.js';
 import { benchHelp, BenchOptionsError, parseBenchOptions, type BenchOptions } from './options.js';
 import { preflight } from './preflight.js';
-import { measureProcesses, sampleProcess, type ProcessUsage } from './process-stats.js';
+import { measureProcesses, sampleRef, type ProcessRef, type ProcessUsage } from './process-stats.js';
 import { formatHeadline, formatTables } from './report.js';
 import { countUsageRecords, createBenchPostgresDatabase, seedDatabase } from './seed-database.js';
 import { ensureBuilt, startGateway, startUpstream } from './services.js';
@@ -81,6 +81,7 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     ...(postgres === undefined ? {} : { MODELPORT_SECRET_KEY: randomBytes(32).toString('base64') }),
     ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl, MODELPORT_REDIS_PREFIX: `bench-${randomBytes(6).toString('hex')}:` }),
     ...options.gatewayEnv,
+    ...(options.workers > 1 ? { MODELPORT_WORKERS: String(options.workers) } : {}),
   };
   if (postgres !== undefined || options.redisUrl !== undefined) log(`gateway on ${options.database}${options.redisUrl === undefined ? '' : ' + Redis'}`);
   try {
@@ -94,15 +95,18 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     log(`upstream ${upstream.origin} (pid ${upstream.child.pid}), gateway ${gateway.origin} (pid ${gateway.child.pid})`);
     log(`gateway: ${gateway.command}`);
 
+    // With --workers, the gateway is a primary and its workers: sampled together (CPU and RSS summed).
+    const gatewayRef: ProcessRef | undefined = gateway.child.pid === undefined ? undefined : options.workers > 1 ? { tree: gateway.child.pid } : gateway.child.pid;
+    const gatewayRss = () => (gatewayRef === undefined ? Number.NaN : (sampleRef(gatewayRef)?.rssMiB ?? Number.NaN));
     // Idle: started, nothing asked yet (give start-up garbage a moment to be collected).
     await sleep(1_000);
-    const idleAtStart = gateway.child.pid === undefined ? Number.NaN : (sampleProcess(gateway.child.pid)?.rssMiB ?? Number.NaN);
+    const idleAtStart = gatewayRss();
     const paths = loadTargets(upstream.origin, gateway.origin, tenant.routerId, tenant.apiKey);
     await preflight(paths.direct, paths.directStream, { model: 'gpt-4o-mini', meta: false });
     await preflight(paths.gateway, paths.gatewayStream, { model: 'openai:gpt-4o-mini', meta: true });
     let gatewayAnswered = 2;
 
-    const pids = { gateway: gateway.child.pid, upstream: upstream.child.pid, loadGenerator: process.pid };
+    const pids = { ...(gatewayRef === undefined ? {} : { gateway: gatewayRef }), upstream: upstream.child.pid, loadGenerator: process.pid };
     const processes: PhaseUsage[] = [];
     const problems: string[] = [];
     const measured = async <F extends LoadFigures>(phase: string, target: LoadTarget, work: () => Promise<F>): Promise<F> => {
@@ -112,7 +116,8 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
       if (isGateway) gatewayAnswered += value.allResponses;
       processes.push({
         phase,
-        gateway: isGateway ? usage.gateway : undefined,
+        // In a direct phase the gateway is idle beside it; its CPU there is what it takes from the direct path.
+        gateway: usage.gateway,
         upstream: usage.upstream,
         gatewayCpuUsPerRequest: isGateway ? perRequestUs(usage.gateway, value.allResponses) : undefined,
         upstreamCpuUsPerRequest: perRequestUs(usage.upstream, value.allResponses),
@@ -169,7 +174,7 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     if (options.concurrentStreams > 0) {
       log(`${options.concurrentStreams} streams held open at once for ${options.holdS} s…`);
       await sleep(300);
-      const phase = await measureProcesses(pids, () => holdConcurrentStreams(paths.gatewayStream, options.concurrentStreams, options.holdS, gateway.child.pid));
+      const phase = await measureProcesses(pids, () => holdConcurrentStreams(paths.gatewayStream, options.concurrentStreams, options.holdS, gatewayRef));
       concurrentStreams = phase.value;
       gatewayAnswered += concurrentStreams.completed;
       processes.push({
@@ -185,12 +190,12 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     }
     // Idle again after every phase: what the load left behind (usage flushed, sockets closed, one GC cycle or more).
     await sleep(2_000);
-    const idleAfterLoad = gateway.child.pid === undefined ? Number.NaN : (sampleProcess(gateway.child.pid)?.rssMiB ?? Number.NaN);
+    const idleAfterLoad = gatewayRss();
     let settled: BenchResult['idleRssMiB']['settled'];
     if (options.settleS > 2) {
       log(`waiting until ${options.settleS} s after the last phase for the settled idle RSS…`);
       await sleep((options.settleS - 2) * 1000);
-      settled = { afterS: options.settleS, rssMiB: gateway.child.pid === undefined ? Number.NaN : (sampleProcess(gateway.child.pid)?.rssMiB ?? Number.NaN) };
+      settled = { afterS: options.settleS, rssMiB: gatewayRss() };
     }
     const idleRssMiB = { atStart: idleAtStart, afterLoad: idleAfterLoad, settled };
 
@@ -241,6 +246,7 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
         concurrentStreams: options.concurrentStreams,
         holdS: options.holdS,
         gatewayLogLevel: options.logLevel,
+        workers: options.workers,
         cpuProfile: options.cpuProfile,
         distOlderThanSrc,
       },
