@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { createMemoryWindowStore } from '../limits/memory-window-store.js';
+import { createMemoryWindowStore, type MemoryWindowStore } from '../limits/memory-window-store.js';
 import type { WindowAdmission, WindowCheck, WindowStore } from '../limits/window-store.js';
 
 /**
@@ -7,30 +7,65 @@ import type { WindowAdmission, WindowCheck, WindowStore } from '../limits/window
  * holds them (the in-process store, strict sliding windows), and every worker
  * asks it over Node's IPC channel. So a key's limit holds exactly across the
  * workers, whichever worker its connections land on.
+ *
+ * A worker sends its calls in batches: every call made in one turn of its event loop goes in one message, sent from
+ * `setImmediate` once the turn's I/O callbacks have run, and the primary answers a batch's admissions in one message.
+ * Under load one round trip serves many requests (each message costs a JSON encoding, a write, a wake-up of the
+ * primary and a read on each side); a lone request waits for no other. Releases and corrections need no answer: the
+ * channel keeps their order, so the primary applies them before any later admission.
  */
 
-type Request =
+type Call =
   | { readonly op: 'admit'; readonly id: string; readonly checks: readonly WindowCheck[]; readonly now: number }
   | { readonly op: 'release'; readonly id: string; readonly subjects: readonly string[]; readonly at?: number | undefined }
   | { readonly op: 'adjust'; readonly id: string; readonly subject: string; readonly weight: number; readonly at?: number | undefined };
 
-interface RequestMessage {
-  readonly modelportWindow: 'request';
-  readonly seq: number;
-  readonly request: Request;
+interface BatchMessage {
+  readonly modelportWindow: 'batch';
+  /** Set when the batch holds admissions (they are answered); absent for releases and corrections only. */
+  readonly seq?: number;
+  readonly calls: readonly Call[];
 }
+
+/** One admission's answer: the admission, or why the primary could not make it. */
+type Answer = { readonly admission: WindowAdmission } | { readonly error: string };
 
 interface ReplyMessage {
   readonly modelportWindow: 'reply';
   readonly seq: number;
-  readonly admission?: WindowAdmission;
-  readonly error?: string;
+  /** The batch's admissions' answers, in the order of its admit calls. */
+  readonly answers: readonly Answer[];
 }
 
-const isRequest = (message: unknown): message is RequestMessage =>
-  typeof message === 'object' && message !== null && (message as { modelportWindow?: unknown }).modelportWindow === 'request';
+/** Where a store's messages go and come from: Node's IPC channel between a worker and the primary, or a test's pair. */
+export interface WindowChannel {
+  send(message: unknown): void;
+  onMessage(listener: (message: unknown) => void): void;
+}
+
+const isBatch = (message: unknown): message is BatchMessage =>
+  typeof message === 'object' && message !== null && (message as { modelportWindow?: unknown }).modelportWindow === 'batch';
 const isReply = (message: unknown): message is ReplyMessage =>
   typeof message === 'object' && message !== null && (message as { modelportWindow?: unknown }).modelportWindow === 'reply';
+
+/**
+ * The primary's work, without the transport: applies a batch's calls in order and returns the reply to send back
+ * (undefined when the batch asked for none, or the message is not a batch).
+ */
+export function answerWindowBatch(store: MemoryWindowStore, message: unknown): ReplyMessage | undefined {
+  if (!isBatch(message)) return undefined;
+  const answers: Answer[] = [];
+  for (const call of message.calls) {
+    try {
+      if (call.op === 'admit') answers.push({ admission: store.admit(call.id, call.checks, call.now) });
+      else if (call.op === 'release') store.release(call.id, call.subjects, call.at);
+      else store.adjust(call.id, call.subject, call.weight, call.at);
+    } catch (error) {
+      if (call.op === 'admit') answers.push({ error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return message.seq === undefined ? undefined : { modelportWindow: 'reply', seq: message.seq, answers };
+}
 
 /**
  * The primary's side: answers every worker's window calls. Call once in the primary before forking. Returns what lets
@@ -39,18 +74,8 @@ const isReply = (message: unknown): message is ReplyMessage =>
 export function serveWindowStore(): { readonly dropExpired: (now: number) => number | undefined } {
   const store = createMemoryWindowStore();
   cluster.on('message', (worker: Worker, message: unknown) => {
-    if (!isRequest(message)) return;
-    const { seq, request } = message;
-    const answer = async (): Promise<ReplyMessage> => {
-      if (request.op === 'admit') return { modelportWindow: 'reply', seq, admission: await store.admit(request.id, request.checks, request.now) };
-      if (request.op === 'release') await store.release(request.id, request.subjects, request.at);
-      else await store.adjust(request.id, request.subject, request.weight, request.at);
-      return { modelportWindow: 'reply', seq };
-    };
-    answer().then(
-      (reply) => worker.isConnected() && worker.send(reply),
-      (error: unknown) => worker.isConnected() && worker.send({ modelportWindow: 'reply', seq, error: error instanceof Error ? error.message : String(error) }),
-    );
+    const reply = answerWindowBatch(store, message);
+    if (reply !== undefined && worker.isConnected()) worker.send(reply);
   });
   return { dropExpired: (now) => store.dropExpired(now) };
 }
@@ -62,48 +87,112 @@ export interface IpcWindowStoreOptions {
    * @default 2000
    */
   readonly timeoutMs?: number;
+  /** @default this worker's IPC channel to the primary (`process.send`) */
+  readonly channel?: WindowChannel;
 }
 
-/** A worker's store: every call goes to the primary ({@link serveWindowStore}). */
-export function createIpcWindowStore(options: IpcWindowStoreOptions = {}): WindowStore {
-  const timeoutMs = options.timeoutMs ?? 2_000;
-  const pending = new Map<number, { resolve: (reply: ReplyMessage) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
-  let seq = 0;
-  process.on('message', (message: unknown) => {
-    if (!isReply(message)) return;
-    const waiting = pending.get(message.seq);
-    if (waiting === undefined) return;
-    pending.delete(message.seq);
-    clearTimeout(waiting.timer);
-    if (message.error !== undefined) waiting.reject(new Error(`rate limits (primary process): ${message.error}`));
-    else waiting.resolve(message);
-  });
-  const call = (request: Request): Promise<ReplyMessage> =>
-    new Promise((resolve, reject) => {
-      if (process.send === undefined) {
-        reject(new Error('rate limits: this process has no primary to ask (not a worker)'));
-        return;
-      }
-      seq += 1;
-      const id = seq;
-      const timer = setTimeout(() => {
-        pending.delete(id);
-        reject(new Error(`rate limits: the primary process did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      pending.set(id, { resolve, reject, timer });
-      process.send({ modelportWindow: 'request', seq: id, request } satisfies RequestMessage);
-    });
+/** This process's IPC channel to its primary. */
+function primaryChannel(): WindowChannel {
   return {
-    async admit(id, checks, now) {
-      const reply = await call({ op: 'admit', id, checks, now });
-      if (reply.admission === undefined) throw new Error('rate limits: the primary answered without an admission');
-      return reply.admission;
+    send(message) {
+      if (process.send === undefined) throw new Error('rate limits: this process has no primary to ask (not a worker)');
+      process.send(message);
     },
-    async release(id, subjects, at) {
-      await call({ op: 'release', id, subjects, at });
-    },
-    async adjust(id, subject, weight, at) {
-      await call({ op: 'adjust', id, subject, weight, at });
+    onMessage(listener) {
+      process.on('message', listener);
     },
   };
+}
+
+interface Waiting {
+  readonly resolve: (admission: WindowAdmission) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** A worker's store: every call goes to the primary ({@link serveWindowStore}), in batches. */
+export function createIpcWindowStore(options: IpcWindowStoreOptions = {}): WindowStore {
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const channel = options.channel ?? primaryChannel();
+  const pending = new Map<number, { readonly admits: readonly Waiting[]; readonly timer: NodeJS.Timeout }>();
+  let seq = 0;
+  let calls: Call[] = [];
+  let admits: Waiting[] = [];
+  let flushing = false;
+
+  channel.onMessage((message) => {
+    if (!isReply(message)) return;
+    const batch = pending.get(message.seq);
+    if (batch === undefined) return;
+    pending.delete(message.seq);
+    clearTimeout(batch.timer);
+    batch.admits.forEach((waiting, index) => {
+      const answer = message.answers[index];
+      if (answer === undefined) waiting.reject(new Error('rate limits: the primary answered without an admission'));
+      else if ('error' in answer) waiting.reject(new Error(`rate limits (primary process): ${answer.error}`));
+      else waiting.resolve(restoreInfinity(answer.admission));
+    });
+  });
+
+  const flush = (): void => {
+    flushing = false;
+    const batch = calls;
+    const waiting = admits;
+    calls = [];
+    admits = [];
+    if (waiting.length === 0) {
+      try {
+        channel.send({ modelportWindow: 'batch', calls: batch } satisfies BatchMessage);
+      } catch {
+        // Releases and corrections only: the channel is closed, so the primary is gone, and this worker exits with it
+        // (a cluster worker ends when its IPC channel closes); its entries went with the primary's logs.
+      }
+      return;
+    }
+    seq += 1;
+    const id = seq;
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      for (const one of waiting) one.reject(new Error(`rate limits: the primary process did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    pending.set(id, { admits: waiting, timer });
+    try {
+      channel.send({ modelportWindow: 'batch', seq: id, calls: batch } satisfies BatchMessage);
+    } catch (error) {
+      pending.delete(id);
+      clearTimeout(timer);
+      for (const one of waiting) one.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+
+  const enqueue = (call: Call): void => {
+    calls.push(call);
+    if (!flushing) {
+      flushing = true;
+      setImmediate(flush);
+    }
+  };
+
+  return {
+    admit(id, checks, now) {
+      return new Promise<WindowAdmission>((resolve, reject) => {
+        enqueue({ op: 'admit', id, checks, now });
+        admits.push({ resolve, reject });
+      });
+    },
+    release(id, subjects, at) {
+      enqueue({ op: 'release', id, subjects, at });
+    },
+    adjust(id, subject, weight, at) {
+      enqueue({ op: 'adjust', id, subject, weight, at });
+    },
+  };
+}
+
+/**
+ * Node's IPC channel encodes messages as JSON, which writes a non-finite number as null: a refusal whose weight
+ * alone is over the limit (`retryAfterMs: Infinity`, "never") would arrive as 0, "now".
+ */
+function restoreInfinity(admission: WindowAdmission): WindowAdmission {
+  if (admission.results.every((result) => typeof result.retryAfterMs === 'number')) return admission;
+  return { ...admission, results: admission.results.map((result) => (typeof result.retryAfterMs === 'number' ? result : { ...result, retryAfterMs: Number.POSITIVE_INFINITY })) };
 }
