@@ -152,7 +152,8 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     resultsDir: flags['results-dir'] ?? env.BENCH_RESULTS_DIR ?? 'bench/results',
     database: databaseOption(flags.database ?? env.BENCH_DATABASE),
     redisUrl: flags.redis === true || flagOn(env.BENCH_REDIS) ? (env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379') : undefined,
-    workers: Math.round(number('BENCH_WORKERS', flags.workers ?? env.BENCH_WORKERS, 1, 1, 16)),
+    // MODELPORT_WORKERS given through --gateway-env is the same choice (0 is one process, as for the gateway).
+    workers: Math.round(number('BENCH_WORKERS', flags.workers ?? env.BENCH_WORKERS ?? (gatewayEnv.MODELPORT_WORKERS === '0' ? '1' : gatewayEnv.MODELPORT_WORKERS), 1, 1, 16)),
   };
 }
 

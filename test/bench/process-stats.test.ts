@@ -67,6 +67,8 @@ describe('bench/options.ts: --workers', () => {
     assert.equal(options(['--workers', '2']).workers, 2);
     assert.equal(options([], { BENCH_WORKERS: '3' }).workers, 3);
     assert.equal(options(['--workers', '2'], { BENCH_WORKERS: '3' }).workers, 2, 'the flag wins');
+    assert.equal(options(['--gateway-env', 'MODELPORT_WORKERS=2']).workers, 2, 'the gateway\'s own variable is the same choice');
+    assert.equal(options(['--gateway-env', 'MODELPORT_WORKERS=0']).workers, 1);
     assert.throws(() => options(['--workers', '0']), /BENCH_WORKERS must be a number from 1 to 16/);
     assert.throws(() => options(['--workers', 'two']), /BENCH_WORKERS/);
   });
