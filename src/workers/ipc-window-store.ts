@@ -119,13 +119,18 @@ export function createIpcWindowStore(options: IpcWindowStoreOptions = {}): Windo
   let admits: Waiting[] = [];
   let flushing = false;
 
+  /** Takes a batch out of `pending` (its answer came, its time ran out, or it could not be sent): its admissions. */
+  const settle = (id: number): readonly Waiting[] => {
+    const batch = pending.get(id);
+    if (batch === undefined) return [];
+    pending.delete(id);
+    clearTimeout(batch.timer);
+    return batch.admits;
+  };
+
   channel.onMessage((message) => {
     if (!isReply(message)) return;
-    const batch = pending.get(message.seq);
-    if (batch === undefined) return;
-    pending.delete(message.seq);
-    clearTimeout(batch.timer);
-    batch.admits.forEach((waiting, index) => {
+    settle(message.seq).forEach((waiting, index) => {
       const answer = message.answers[index];
       if (answer === undefined) waiting.reject(new Error('rate limits: the primary answered without an admission'));
       else if ('error' in answer) waiting.reject(new Error(`rate limits (primary process): ${answer.error}`));
@@ -136,31 +141,22 @@ export function createIpcWindowStore(options: IpcWindowStoreOptions = {}): Windo
   const flush = (): void => {
     flushing = false;
     const batch = calls;
-    const waiting = admits;
     calls = [];
-    admits = [];
-    if (waiting.length === 0) {
-      try {
-        channel.send({ modelportWindow: 'batch', calls: batch } satisfies BatchMessage);
-      } catch {
-        // Releases and corrections only: the channel is closed, so the primary is gone, and this worker exits with it
-        // (a cluster worker ends when its IPC channel closes); its entries went with the primary's logs.
-      }
-      return;
+    // Only a batch with admissions is answered; releases and corrections alone go without a sequence number.
+    const id = admits.length === 0 ? undefined : (seq += 1);
+    if (id !== undefined) {
+      const timer = setTimeout(() => {
+        for (const one of settle(id)) one.reject(new Error(`rate limits: the primary process did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      pending.set(id, { admits, timer });
+      admits = [];
     }
-    seq += 1;
-    const id = seq;
-    const timer = setTimeout(() => {
-      pending.delete(id);
-      for (const one of waiting) one.reject(new Error(`rate limits: the primary process did not answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    pending.set(id, { admits: waiting, timer });
     try {
-      channel.send({ modelportWindow: 'batch', seq: id, calls: batch } satisfies BatchMessage);
+      channel.send({ modelportWindow: 'batch', ...(id === undefined ? {} : { seq: id }), calls: batch } satisfies BatchMessage);
     } catch (error) {
-      pending.delete(id);
-      clearTimeout(timer);
-      for (const one of waiting) one.reject(error instanceof Error ? error : new Error(String(error)));
+      // A closed channel: the primary is gone, and this worker ends with it (a cluster worker exits when its IPC
+      // channel closes). Waiting admissions fail; releases and corrections went with the primary's logs.
+      if (id !== undefined) for (const one of settle(id)) one.reject(error instanceof Error ? error : new Error(String(error)));
     }
   };
 
