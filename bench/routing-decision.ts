@@ -8,9 +8,9 @@
  *   npm run bench:routing [-- --calls 20000]
  */
 import { parseArgs } from 'node:util';
-import { countTextTokens } from '../src/accounting/token-counter.js';
+import { countTextTokens } from '../src/providers/token-counter.js';
 import { createRandom } from '../src/routing/auto/folds.js';
-import { loadShippedCatalog } from '../src/routing/catalog.js';
+import { loadShippedCatalog } from '../src/catalog/catalog.js';
 import { planRoute, routingMeta } from '../src/routing/plan-route.js';
 import { STRATEGY_NAMES } from '../src/routing/strategies/routing-strategy.js';
 import { createStrategyRegistry } from '../src/routing/strategies/strategy-registry.js';

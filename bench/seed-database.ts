@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createAdminService } from '../src/admin/admin-service.js';
-import { loadShippedCatalog } from '../src/routing/catalog.js';
+import { loadShippedCatalog } from '../src/catalog/catalog.js';
 import { migrateToLatest, openStorage } from '../src/storage/database.js';
 import { createRepositories } from '../src/storage/repositories.js';
 

@@ -1,6 +1,6 @@
 /**
- * Writes src/routing/catalog/models.json, the catalog the gateway ships, from
- * our hand-kept facts (src/routing/catalog/model-facts.json) and the prices
+ * Writes src/catalog/data/models.json, the catalog the gateway ships, from
+ * our hand-kept facts (src/catalog/data/model-facts.json) and the prices
  * bundled in @pydantic/genai-prices. Run it with `npm run catalog:refresh`
  * after upgrading that package or editing the facts; docs/catalog.md explains
  * every figure. It fails, listing every problem, when a model has no price.
@@ -17,10 +17,10 @@ import {
   type ShippedModel,
   type ShippedPriceTier,
   type ShippedPricing,
-} from '../src/routing/catalog/shipped-catalog-schema.js';
+} from '../src/catalog/data/shipped-catalog-schema.js';
 
-export const FACTS_PATH = fileURLToPath(new URL('../src/routing/catalog/model-facts.json', import.meta.url));
-export const CATALOG_PATH = fileURLToPath(new URL('../src/routing/catalog/models.json', import.meta.url));
+export const FACTS_PATH = fileURLToPath(new URL('../src/catalog/data/model-facts.json', import.meta.url));
+export const CATALOG_PATH = fileURLToPath(new URL('../src/catalog/data/models.json', import.meta.url));
 const PRICES_PACKAGE = '@pydantic/genai-prices';
 
 const source = z.string().min(1);
@@ -180,7 +180,7 @@ export function buildCatalog(facts: ModelFacts, options: BuildOptions): ShippedC
   return shippedCatalogSchema.parse({
     asOf: options.asOf,
     pricesFrom: `${PRICES_PACKAGE} ${options.pricesVersion}`,
-    generatedBy: 'scripts/refresh-catalog.ts (npm run catalog:refresh) from src/routing/catalog/model-facts.json; do not edit by hand',
+    generatedBy: 'scripts/refresh-catalog.ts (npm run catalog:refresh) from src/catalog/data/model-facts.json; do not edit by hand',
     notes: `${facts.notes} Prices are USD per million tokens, standard (not batch) rates in force on asOf, from ${PRICES_PACKAGE}; tiers are long-context rates that apply to the whole request once its prompt exceeds aboveInputTokens. Facts reviewed ${facts.reviewed}.`,
     models,
     regions: facts.regions,

@@ -13,6 +13,8 @@ dialects="${MODELPORT_TEST_DIALECTS:-sqlite,postgres}"
 postgres_url="${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 
 npm run --silent typecheck || exit 1
+# Layers that point one way and no cycles (.dependency-cruiser.cjs).
+npm run --silent lint:layers || exit 1
 npm run --silent build || exit 1
 
 if [ "$#" -gt 0 ]; then

@@ -11,17 +11,19 @@ import type { RequestActivity } from './lib/request-activity.js';
 import type { WindowStore } from './limits/window-store.js';
 import { createBudgetGuard } from './limits/budget-guard.js';
 import { createBudgetSpendStore } from './limits/budget-spend-store-factory.js';
+import { createRateLimits, type RateLimits } from './limits/rate-limits.js';
+import { createWindowStore } from './limits/window-store-factory.js';
 import { countingUpstreamErrors, createMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { observedUsage } from './observability/observed-usage.js';
 import { createServerSecret, type ServerSecret } from './lib/server-secret.js';
 import type { ChatModel } from './providers/contract.js';
-import { createUpstreamDispatcher } from './providers/http-client.js';
-import { createOwnerProviders } from './providers/owner-providers.js';
-import { createProviderRegistry } from './providers/registry.js';
-import { createGuardedDispatcher } from './providers/ssrf-guard.js';
-import { loadShippedCatalog, type ModelCatalog } from './routing/catalog.js';
+import { createUpstreamDispatcher } from './providers/transport/http-client.js';
+import { createOwnerProviders } from './providers/credentials/owner-providers.js';
+import { createProviderRegistry } from './providers/credentials/registry.js';
+import { createGuardedDispatcher } from './providers/credentials/ssrf-guard.js';
+import { loadShippedCatalog, type ModelCatalog } from './catalog/catalog.js';
 import { createModelHealth, type ProcessModelHealth } from './routing/health/model-health.js';
-import { createOwnerCatalogs } from './routing/owner-catalog.js';
+import { createOwnerCatalogs } from './catalog/owner-catalog.js';
 import { createRouterDirectory } from './routing/router-directory.js';
 import { createChangeWatcher, type ChangeWatcher } from './storage/change-watcher.js';
 import { migrateToLatest, openStorage, sqliteFilePath, type Storage } from './storage/database.js';
@@ -40,8 +42,10 @@ export interface App {
   readonly health: ProcessModelHealth;
   /** Prometheus metrics (`GET /metrics`). */
   readonly metrics: GatewayMetrics;
-  /** Shared rate limits, the instance registry and invalidation (Redis when REDIS_URL is set). */
+  /** The Redis link, the instance registry and invalidation (when REDIS_URL is set). */
   readonly cluster: Cluster;
+  /** Rate limits and concurrency per key and router; their logs are shared through Redis when REDIS_URL is set. */
+  readonly rateLimiter: RateLimits;
   /** Seals and opens owners' provider keys (for the admin service). */
   readonly secret: ServerSecret;
   /** Owners' agents, with the routing engine to run them (the CLI's `agent run` uses it in-process). */
@@ -121,13 +125,18 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     redisPrefix: config.redisPrefix,
     redisTimeoutMs: config.redisTimeoutMs,
     heartbeatMs: config.heartbeatMs,
-    limits: { defaultRpm: config.defaultRpm, defaultTpm: config.defaultTpm, windowMs: config.rateWindowMs, rejections: metrics },
     storage,
     changes,
     logger,
     now,
-    ...(overrides.windowStore === undefined ? {} : { localStore: overrides.windowStore }),
   });
+  const rateLimiter = createRateLimits(
+    // Without Redis the logs live here, or in the workers' primary process when it provides the store.
+    createWindowStore({ link: cluster.link, redisPrefix: config.redisPrefix, fleetSize: cluster.fleetSize, local: overrides.windowStore, now }),
+    { defaultRpm: config.defaultRpm, defaultTpm: config.defaultTpm, windowMs: config.rateWindowMs, rejections: metrics },
+    now,
+    (error) => logger.warn({ err: error }, 'rate limit bookkeeping failed'),
+  );
   const budgetSpend = createBudgetSpendStore({
     redis: cluster.link?.client,
     keyPrefix: config.redisPrefix,
@@ -171,7 +180,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       logger,
       now,
       authenticator,
-      rateLimiter: cluster.rateLimiter,
+      rateLimiter,
       routers,
       catalog,
       ownerCatalogs,
@@ -207,6 +216,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     health,
     metrics,
     cluster,
+    rateLimiter,
     secret,
     agents,
     close() {

@@ -1,6 +1,9 @@
+import { createAdminService, type AdminService } from './admin/admin-service.js';
+import { loadShippedCatalog } from './catalog/catalog.js';
+import type { Config } from './config.js';
 import { randomBase62 } from './lib/random-id.js';
-import type { AdminService } from './admin/admin-service.js';
-import type { Repositories } from './storage/repositories.js';
+import { migrateToLatest, openStorage } from './storage/database.js';
+import { createRepositories, type Repositories } from './storage/repositories.js';
 
 export interface BootstrapResult {
   readonly email: string;
@@ -24,6 +27,23 @@ export async function bootstrapIfEmpty(repositories: Repositories, admin: AdminS
   const router = await admin.createRouter({ ownerEmail: email, name: 'demo (simulated models)', models: [...DEMO_MODELS], strategy: 'cost_optimized' });
   const { value } = await admin.createKey({ ownerEmail: email, name: 'bootstrap key' });
   return { email, password, routerId: router.id, apiKey: value };
+}
+
+/**
+ * What the workers' primary does once before it forks (src/workers/): migrate the database and, on a
+ * first start, create the bootstrap owner, router and key. The workers then find the schema up to date
+ * and never race each other to bootstrap.
+ */
+export async function prepareStorageOnce(config: Config): Promise<BootstrapResult | undefined> {
+  const storage = openStorage(config.databaseUrl);
+  try {
+    await migrateToLatest(storage);
+    if (!config.bootstrap) return undefined;
+    const repositories = createRepositories(storage, Date.now);
+    return await bootstrapIfEmpty(repositories, createAdminService(repositories, loadShippedCatalog()));
+  } finally {
+    await storage.close();
+  }
 }
 
 export function bootstrapBanner(result: BootstrapResult, baseUrl: string): string {

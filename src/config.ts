@@ -1,22 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { defaultTimeouts, type UpstreamTimeouts } from './providers/http-client.js';
+import { defaultTimeouts, type UpstreamTimeouts } from './providers/transport/http-client.js';
 import { MIN_SECRET_LENGTH } from './lib/secret-box.js';
 import { defaultHealthOptions, type HealthOptions } from './routing/health/health-options.js';
-import { readProviderCredentials, type ProviderCredentials } from './providers/provider-presets.js';
+import { readProviderCredentials, type ProviderCredentials } from './providers/credentials/provider-presets.js';
 import { DEFAULT_AGENT_LIMITS, type AgentLimits } from './agents/agent-definition.js';
+import { DEFAULT_FALLBACK_DEADLINE_MS } from './pipeline/pipeline-defaults.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 const int = (min: number) => z.coerce.number().int().min(min);
-
-/**
- * How long a request may search for an answer across its fallback attempts: five
- * minutes, longer than any normal answer and shorter than the OpenAI SDKs' own
- * ten-minute timeout, so the client hears why. A stream is bounded only until its first part.
- */
-export const DEFAULT_FALLBACK_DEADLINE_MS = 300_000;
 
 const environmentSchema = z.object({
   PORT: int(0).max(65535).default(8080),

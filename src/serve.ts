@@ -2,12 +2,11 @@ import cluster from 'node:cluster';
 import pino, { type Logger } from 'pino';
 import { createAdminService } from './admin/admin-service.js';
 import { createApp } from './app.js';
-import { bootstrapBanner, bootstrapIfEmpty, type BootstrapResult } from './bootstrap.js';
+import { bootstrapBanner, bootstrapIfEmpty, prepareStorageOnce, type BootstrapResult } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { processProbe, startIdleCollector, type IdleCollector, type IdleCollectorProbe } from './lib/idle-collector.js';
 import { createRequestActivity } from './lib/request-activity.js';
 import { createIpcWindowStore, serveWindowStore } from './workers/ipc-window-store.js';
-import { prepareStorageOnce } from './workers/prepare-storage.js';
 import { runPrimary } from './workers/primary.js';
 
 export interface ServeHooks {
@@ -67,7 +66,7 @@ export async function serve(hooks: ServeHooks): Promise<void> {
   // rather than being dropped into SYN retries a second or more later; Linux caps it at net.core.somaxconn.
   await app.server.listen({ port: config.port, host: config.host, backlog: 4096 });
   hooks.started();
-  const collector = heap === undefined ? undefined : collectWhenIdle(config, logger, heap, () => app.cluster.rateLimiter.dropExpired());
+  const collector = heap === undefined ? undefined : collectWhenIdle(config, logger, heap, () => app.rateLimiter.dropExpired());
 
   let signals = 0;
   const shutdown = (signal: string) => {

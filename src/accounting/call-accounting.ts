@@ -1,8 +1,8 @@
 import type { ChatRequest, Usage } from '../providers/contract.js';
-import type { ModelInfo } from '../routing/catalog.js';
+import type { ModelInfo } from '../catalog/catalog.js';
 import { estimateCarbonGrams, estimateEmbodiedGrams } from './carbon.js';
 import { computeCostUsd } from './cost.js';
-import { countPromptTokens, countTextTokens } from './token-counter.js';
+import { countPromptTokens, countTextTokens } from '../providers/token-counter.js';
 
 export interface CallAccount {
   readonly usage: Usage;

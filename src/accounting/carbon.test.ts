@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelInfo } from '../routing/catalog.js';
+import type { ModelInfo } from '../catalog/catalog.js';
 import { carbonModel, embodiedModel, estimateCarbonGrams, estimateEmbodiedGrams, estimateEnergyWh, gpusNeeded } from './carbon.js';
 
 function model(activeParamsB: number, pue = 1.2, grid = 400): ModelInfo {

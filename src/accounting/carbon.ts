@@ -1,5 +1,5 @@
 import type { Usage } from '../providers/contract.js';
-import type { ModelInfo } from '../routing/catalog.js';
+import type { ModelInfo } from '../catalog/catalog.js';
 
 /**
  * Operational CO2e of one call, in the spirit of EcoLogits (docs/carbon.md):

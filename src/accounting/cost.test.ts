@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadShippedCatalog } from '../routing/catalog.js';
+import { loadShippedCatalog } from '../catalog/catalog.js';
 import { computeCostUsd, pricesForPrompt } from './cost.js';
 
 const gpt4oMini = { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075 };

@@ -1,5 +1,6 @@
 import type { Usage } from '../providers/contract.js';
-import type { ModelPricing, PriceTier } from '../routing/catalog.js';
+import type { ModelPricing, PriceTier } from '../catalog/catalog.js';
+import { roundUsd } from '../lib/money.js';
 
 /** The per-million-token prices one call pays. */
 export interface AppliedPrices {
@@ -41,6 +42,5 @@ export function computeCostUsd(usage: Usage, pricing: ModelPricing): number {
     cached * prices.cachedInputPerMTok +
     written * prices.cacheWritePerMTok +
     usage.completionTokens * prices.outputPerMTok;
-  // Rounded to 1e-10 USD so float noise never shows up in totals.
-  return Math.round(micro / 1e-4) / 1e10;
+  return roundUsd(micro / 1e6);
 }

@@ -1,6 +1,6 @@
 import { generateApiKey } from '../auth/api-key-format.js';
 import { hashPassword } from '../auth/passwords.js';
-import type { ModelCatalog } from '../routing/catalog.js';
+import type { ModelCatalog } from '../catalog/catalog.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
@@ -166,13 +166,6 @@ export function parseDuration(text: string): number {
   if (!match) throw new AdminInputError(`"${text}" is not a duration; write e.g. 90d, 12h or 30m.`);
   const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }[match[2] as 'd' | 'h' | 'm' | 's'];
   return Number(match[1]) * unit;
-}
-
-/** Whether a key still opens the gateway; the same rule the key authenticator applies. */
-export function keyStatus(key: ApiKeyRecord, at: number): 'active' | 'revoked' | 'expired' {
-  if (key.revokedAt !== undefined) return 'revoked';
-  if (key.expiresAt !== undefined && key.expiresAt <= at) return 'expired';
-  return 'active';
 }
 
 /** A whole number written in decimal digits ("600"), for flags such as --rpm and --limit. */

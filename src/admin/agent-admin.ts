@@ -1,8 +1,8 @@
 import { DEFAULT_AGENT_LIMITS, type AgentLimits } from '../agents/agent-definition.js';
 import { createAgentService } from '../agents/agent-service.js';
 import { GatewayError } from '../lib/errors.js';
-import type { ModelCatalog } from '../routing/catalog.js';
-import { createOwnerCatalogs } from '../routing/owner-catalog.js';
+import type { ModelCatalog } from '../catalog/catalog.js';
+import { createOwnerCatalogs } from '../catalog/owner-catalog.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { UserRow } from '../storage/schema.js';
 import { AdminInputError } from './admin-errors.js';

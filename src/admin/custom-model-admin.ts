@@ -1,6 +1,6 @@
-import { findPreset } from '../providers/provider-presets.js';
-import { parseModelRef, type ModelCatalog } from '../routing/catalog.js';
-import { CUSTOM_MODEL_DEFAULTS } from '../routing/owner-catalog.js';
+import { findPreset } from '../providers/credentials/provider-presets.js';
+import { parseModelRef, type ModelCatalog } from '../catalog/catalog.js';
+import { CUSTOM_MODEL_DEFAULTS } from '../catalog/owner-catalog.js';
 import type { CustomModelRecord } from '../storage/custom-models-repository.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { UserRow } from '../storage/schema.js';

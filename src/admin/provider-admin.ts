@@ -1,14 +1,13 @@
-import type { Config } from '../config.js';
-import { ServerSecretError, createServerSecret, type ServerSecret } from '../lib/server-secret.js';
+import { ServerSecretError, type ServerSecret } from '../lib/server-secret.js';
 import { SecretBoxError } from '../lib/secret-box.js';
-import { createUpstreamDispatcher, defaultTimeouts, type UpstreamHttp, type UpstreamTimeouts } from '../providers/http-client.js';
+import { createUpstreamDispatcher, defaultTimeouts, type UpstreamHttp, type UpstreamTimeouts } from '../providers/transport/http-client.js';
 import { createChatModelFor } from '../providers/model-factory.js';
-import { CUSTOM_PROVIDER_NAME, acceptsOwnerKey, credentialSealContext, openOwnerEndpoint, type OwnerEndpoint } from '../providers/owner-credentials.js';
-import { PROVIDER_PRESETS, findPreset, type ProviderPreset } from '../providers/provider-presets.js';
-import { probeChat, probeModelList, type ProbeResult } from '../providers/provider-probe.js';
-import { UpstreamUrlError, checkUpstreamBaseUrl, createGuardedDispatcher, type HostResolver } from '../providers/ssrf-guard.js';
-import type { ModelCatalog } from '../routing/catalog.js';
-import { layerOwnerModels } from '../routing/owner-catalog.js';
+import { CUSTOM_PROVIDER_NAME, acceptsOwnerKey, credentialSealContext, openOwnerEndpoint, type OwnerEndpoint } from '../providers/credentials/owner-credentials.js';
+import { PROVIDER_PRESETS, findPreset, type ProviderPreset } from '../providers/credentials/provider-presets.js';
+import { probeChat, probeModelList, type ProbeResult } from '../providers/credentials/provider-probe.js';
+import { UpstreamUrlError, checkUpstreamBaseUrl, createGuardedDispatcher, type HostResolver } from '../providers/credentials/ssrf-guard.js';
+import type { ModelCatalog } from '../catalog/catalog.js';
+import { layerOwnerModels } from '../catalog/owner-catalog.js';
 import type { ProviderCredentialRecord } from '../storage/provider-credentials-repository.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { UserRow } from '../storage/schema.js';
@@ -25,16 +24,6 @@ export interface ProviderAdminOptions {
   readonly timeouts?: UpstreamTimeouts;
   /** For the save-time SSRF check. @default the system resolver */
   readonly resolveHost?: HostResolver;
-}
-
-/** The settings an admin process (CLI, dashboard) reads from the same environment as the server. */
-export function providerAdminOptionsFrom(config: Config, sqliteFile: string | undefined): ProviderAdminOptions {
-  return {
-    secret: createServerSecret({ configured: config.secretKey, sqliteFile }),
-    allowPrivateUpstreams: config.allowPrivateUpstreams,
-    serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? preset.defaultBaseUrl,
-    timeouts: { ...config.upstreamTimeouts, firstByteMs: Math.min(config.upstreamTimeouts.firstByteMs, 30_000) },
-  };
 }
 
 export interface NewProviderCredential {

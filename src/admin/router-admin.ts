@@ -1,5 +1,5 @@
-import type { ModelCatalog } from '../routing/catalog.js';
-import { layerOwnerModels } from '../routing/owner-catalog.js';
+import type { ModelCatalog } from '../catalog/catalog.js';
+import { layerOwnerModels } from '../catalog/owner-catalog.js';
 import type { RouterSettings } from '../routing/routing-contract.js';
 import { STRATEGY_NAMES, isStrategyName } from '../routing/strategies/routing-strategy.js';
 import type { Repositories } from '../storage/repositories.js';

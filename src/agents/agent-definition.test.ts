@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadShippedCatalog } from '../routing/catalog.js';
+import { loadShippedCatalog } from '../catalog/catalog.js';
 import { AgentDefinitionError, checkAgentDefinition, DEFAULT_AGENT_LIMITS, type DefinitionContext } from './agent-definition.js';
 
 const context: DefinitionContext = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseModelRef, type ModelCatalog } from '../routing/catalog.js';
+import { parseModelRef, type ModelCatalog } from '../catalog/catalog.js';
 import { parseTemplate, referencedSteps, TemplateError, type TemplatePiece } from './agent-template.js';
 
 /**

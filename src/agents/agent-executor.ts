@@ -1,26 +1,22 @@
-import { chargeQuietly, type BudgetGuard } from '../limits/budget-guard.js';
-import type { UsageRecorder } from '../accounting/usage-recorder.js';
-import { accountCall } from '../accounting/call-accounting.js';
 import { GatewayError, errors } from '../lib/errors.js';
 import { createId } from '../lib/random-id.js';
 import type { ChatMessage, ChatRequest, ToolDefinition, Usage } from '../providers/contract.js';
 import { RoutingFailure } from '../routing/fallback.js';
-import { callRoute, prepareRoute, streamRoute, toolCallText, type PreparedRoute, type RouteCallDependencies, type RoutedAnswer, type StartedStream } from '../routing/route-and-call.js';
+import { roundTo } from '../pipeline/call-state.js';
+import { accountStream, callRoute, streamRoute, toolCallText, type PreparedRoute, type RoutedAnswer, type StartedStream } from '../pipeline/route-and-call.js';
+import { prepareStep, settleStep, type StepDependencies } from '../pipeline/step-call.js';
 import type { AgentExecutionsRepository, StepRecord } from '../storage/agent-executions-repository.js';
 import type { AgentRecord } from '../storage/agents-repository.js';
-import type { RouterRecord } from '../storage/routers-repository.js';
-import type { RouterDirectory } from '../routing/router-directory.js';
 import type { AgentPlan, PlannedStep } from './agent-definition.js';
 import { runSchedule } from './agent-scheduler.js';
 import { renderTemplate, TemplateError, type TemplateValues } from './agent-template.js';
 
-/** What running agents needs: the routing engine's dependencies, routers, usage and execution records. */
-export interface AgentRuntime extends RouteCallDependencies {
-  readonly routers: Pick<RouterDirectory, 'find'>;
-  readonly usage: Pick<UsageRecorder, 'record'>;
+/**
+ * What running agents needs: the pipeline's step dependencies (routers, routing, usage records, the budgets checked
+ * before every step and charged after it) and the execution records.
+ */
+export interface AgentRuntime extends StepDependencies {
   readonly executions: AgentExecutionsRepository;
-  /** Spend caps of the key and of each step's router: checked before every step, charged after it. */
-  readonly budgets?: BudgetGuard | undefined;
 }
 
 export interface AgentRunRequest {
@@ -119,32 +115,33 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
   const checkCost = () => {
     const spent = totalCost();
     if (spent >= limits.maxCostUsd) {
-      throw errors.agentCostLimit(`The run has cost $${round(spent, 6)}, at or above the agent's cap of $${limits.maxCostUsd}; no further step was started.`);
+      throw errors.agentCostLimit(`The run has cost $${roundTo(spent, 6)}, at or above the agent's cap of $${limits.maxCostUsd}; no further step was started.`);
     }
   };
 
   const record = (step: PlannedStep, entry: Omit<StepRecord, 'name' | 'position' | 'routerId'>, errorStatus: number | null) => {
     const full: StepRecord = { ...entry, name: step.definition.name, position: step.position, routerId: step.definition.router ?? null };
     records.push(full);
-    runtime.usage.record({
-      id: `${executionId}:${full.name}`,
-      created_at: full.finishedAt,
-      owner_id: request.ownerId,
-      key_id: request.keyId ?? null,
-      router_id: full.routerId,
-      model: full.model,
-      status: errorStatus ?? 200,
-      error_code: full.errorCode,
-      streamed: request.stream && step.definition.name === plan.finalStep ? 1 : 0,
-      prompt_tokens: full.promptTokens,
-      completion_tokens: full.completionTokens,
-      total_tokens: full.promptTokens + full.completionTokens,
-      cost_usd: full.costUsd,
-      latency_ms: full.latencyMs,
-      carbon_grams: full.carbonGrams,
-      attempts: full.attempts,
-    });
-    void chargeQuietly(runtime.budgets, request.keyId, full.routerId ?? undefined, full.costUsd, () => undefined);
+    settleStep(
+      {
+        id: `${executionId}:${full.name}`,
+        createdAt: full.finishedAt,
+        ownerId: request.ownerId,
+        keyId: request.keyId ?? null,
+        routerId: full.routerId,
+        model: full.model,
+        status: errorStatus ?? 200,
+        errorCode: full.errorCode,
+        streamed: request.stream && step.definition.name === plan.finalStep,
+        promptTokens: full.promptTokens,
+        completionTokens: full.completionTokens,
+        costUsd: full.costUsd,
+        latencyMs: full.latencyMs,
+        carbonGrams: full.carbonGrams,
+        attempts: full.attempts,
+      },
+      runtime,
+    );
     return runtime.executions.recordStep(executionId, full);
   };
 
@@ -166,7 +163,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
         promptTokens: spent?.usage.promptTokens ?? 0,
         completionTokens: spent?.usage.completionTokens ?? 0,
         costUsd: spent?.costUsd ?? 0,
-        latencyMs: round(performance.now() - started.perf),
+        latencyMs: roundTo(performance.now() - started.perf, 2),
         carbonGrams: spent?.carbonGrams ?? 0,
         output: spent?.result.message.content ?? null,
         errorCode: failure.code,
@@ -179,23 +176,14 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
     return failure;
   };
 
-  const prepare = async (step: PlannedStep, chatRequest: ChatRequest): Promise<PreparedRoute> => {
-    const { router: routerId, model } = step.definition;
-    if (routerId !== undefined) {
-      const router = await runtime.routers.find(routerId);
-      if (router === undefined || router.ownerId !== request.ownerId) throw errors.routerNotFound(routerId);
-      return prepareRoute(router, chatRequest, runtime);
-    }
-    // One model, no fallback: routed as a router of that model alone, so eligibility, health and accounting are the same.
-    return prepareRoute({ ownerId: request.ownerId, strategy: 'cost_optimized', models: [model ?? ''] }, chatRequest, runtime);
-  };
+  const prepare = (step: PlannedStep, chatRequest: ChatRequest): Promise<PreparedRoute> =>
+    prepareStep({ ownerId: request.ownerId, keyId: request.keyId, routerId: step.definition.router, model: step.definition.model }, chatRequest, runtime);
 
   const runStep = async (step: PlannedStep): Promise<RoutedAnswer> => {
     const started = { at: runtime.now(), perf: performance.now() };
     let answer: RoutedAnswer | undefined;
     try {
       // A key or router over its budget stops the run before the step's call (429 insufficient_quota, with the execution id).
-      if (request.keyId !== undefined) await runtime.budgets?.check({ keyId: request.keyId, routerId: step.definition.router ?? '' });
       const chatRequest = buildRequest(step, values);
       const route = await prepare(step, chatRequest);
       answer = await callRoute(route, chatRequest, runtime, { startedAt: started.perf, signal, deadlineAt });
@@ -211,7 +199,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
           promptTokens: answer.usage.promptTokens,
           completionTokens: answer.usage.completionTokens,
           costUsd: answer.costUsd,
-          latencyMs: round(performance.now() - started.perf),
+          latencyMs: roundTo(performance.now() - started.perf, 2),
           carbonGrams: answer.carbonGrams,
           output,
           errorCode: null,
@@ -306,7 +294,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
     executionId,
     stream,
     async finish(end) {
-      const account = accountCall({ model: stream.model, request: chatRequest, usage: end.usage, generatedText: end.generatedText, generationMs: performance.now() - stream.firstAt });
+      const account = accountStream(stream, chatRequest, { usage: end.usage, generated: end.generatedText });
       await record(
         finalStep,
         {
@@ -316,7 +304,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
           promptTokens: account.usage.promptTokens,
           completionTokens: account.usage.completionTokens,
           costUsd: account.costUsd,
-          latencyMs: round(performance.now() - started.perf),
+          latencyMs: roundTo(performance.now() - started.perf, 2),
           carbonGrams: account.carbonGrams,
           output: end.generatedText,
           errorCode: end.failure?.code ?? null,
@@ -341,7 +329,7 @@ function agentMeta(executionId: string, agent: AgentRecord, records: readonly St
     agent_version: agent.version,
     steps_executed: records.length,
     total_cost: ordered.reduce((sum, entry) => sum + entry.costUsd, 0),
-    total_latency: round(performance.now() - startedAt),
+    total_latency: roundTo(performance.now() - startedAt, 2),
     total_carbon: ordered.reduce((sum, entry) => sum + entry.carbonGrams, 0),
     models_used: models,
     steps: ordered.map((entry) => ({
@@ -407,9 +395,4 @@ export function lastUserText(messages: readonly ChatMessage[]): string {
 /** `{{messages}}`: one `role: content` line per message. */
 export function conversationText(messages: readonly ChatMessage[]): string {
   return messages.map((message) => `${message.role}: ${messageText(message)}`).join('\n');
-}
-
-function round(value: number, digits = 2): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }

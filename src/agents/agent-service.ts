@@ -1,6 +1,6 @@
 import { errors, GatewayError } from '../lib/errors.js';
 import type { ChatMessage } from '../providers/contract.js';
-import type { ModelCatalog } from '../routing/catalog.js';
+import type { ModelCatalog } from '../catalog/catalog.js';
 import type { AgentExecutionsRepository, ExecutionRecord, StepRecord } from '../storage/agent-executions-repository.js';
 import type { AgentRecord, AgentsRepository, AgentVersionRecord } from '../storage/agents-repository.js';
 import { AgentDefinitionError, checkAgentDefinition, planAgent, type AgentDefinition, type AgentLimits, type AgentPlan } from './agent-definition.js';

@@ -1,6 +1,7 @@
 import { errors } from '../lib/errors.js';
 import type { ApiKeyRecord, ApiKeysRepository } from '../storage/api-keys-repository.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { keyState } from './key-state.js';
 import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import { createPromiseCache } from '../lib/promise-cache.js';
 
@@ -30,8 +31,9 @@ export function createKeyAuthenticator(apiKeys: ApiKeysRepository, now: () => nu
       }
       return thenMaybe(cache.get(hashApiKey(token)), (record) => {
         if (record === undefined) throw errors.invalidApiKey('Invalid API key.');
-        if (record.revokedAt !== undefined) throw errors.invalidApiKey('This API key has been revoked.');
-        if (record.expiresAt !== undefined && record.expiresAt <= now()) throw errors.invalidApiKey('This API key has expired.');
+        const state = keyState(record, now());
+        if (state === 'revoked') throw errors.invalidApiKey('This API key has been revoked.');
+        if (state === 'expired') throw errors.invalidApiKey('This API key has expired.');
         return record;
       });
     },

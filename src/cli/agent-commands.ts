@@ -6,6 +6,7 @@ import { AdminInputError } from '../admin/admin-errors.js';
 import { agentJson, executionJson, stepJson, versionJson } from '../agents/agent-views.js';
 import { GatewayError } from '../lib/errors.js';
 import { UsageError, type CommandContext, type CommandSpec, type OptionSpec } from './command.js';
+import { formatUsd, usdDigits } from '../lib/money.js';
 import { formatNumber, renderTable, shortTime, type JsonObject } from './output.js';
 
 const OWNER: OptionSpec = { type: 'string', valueName: 'email', required: true, description: 'Email of the user who owns the agent' };
@@ -125,7 +126,7 @@ const agentRuns: CommandSpec = {
                 String(run.agentVersion),
                 run.errorCode === null ? run.status : `${run.status} ${run.errorCode}`,
                 String(run.stepsExecuted),
-                formatNumber(run.totalCostUsd, 6),
+                usdDigits(run.totalCostUsd),
                 formatNumber(run.totalLatencyMs, 0),
               ]),
             ),
@@ -152,7 +153,7 @@ const showExecution: CommandSpec = {
         step.errorCode === null ? step.status : `${step.status} ${step.errorCode}`,
         step.model ?? '-',
         String(step.promptTokens + step.completionTokens),
-        formatNumber(step.costUsd, 6),
+        usdDigits(step.costUsd),
         formatNumber(step.latencyMs, 0),
         formatNumber(step.carbonGrams, 4),
       ]),
@@ -196,15 +197,7 @@ const runAgentCommand: CommandSpec = {
 };
 
 async function runInProcess(context: CommandContext, ownerEmail: string, name: string, input: string) {
-  const [{ loadConfig, ConfigError }, { createApp }, pino] = await Promise.all([import('../config.js'), import('../app.js'), import('pino')]);
-  let config;
-  try {
-    config = loadConfig(context.env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new AdminInputError(error.message);
-    throw error;
-  }
-  const app = await createApp(config, pino.default({ level: 'silent' }));
+  const app = await context.gateway();
   try {
     const owner = await app.repositories.users.findByEmail(ownerEmail);
     if (owner === undefined) throw new AdminInputError(`No user with email ${ownerEmail}.`);
@@ -222,7 +215,7 @@ async function runInProcess(context: CommandContext, ownerEmail: string, name: s
     return {
       json: { execution_id: meta.execution_id, output: content, model: result.answer.model.id, _meta: asJson({ ...meta }) },
       stdout: `${content}\n`,
-      stderr: `Execution ${meta.execution_id}: ${meta.steps_executed} steps, $${formatNumber(meta.total_cost, 6)}, ${formatNumber(meta.total_latency, 0)} ms, models ${meta.models_used.join(', ')}.\n`,
+      stderr: `Execution ${meta.execution_id}: ${meta.steps_executed} steps, ${formatUsd(meta.total_cost)}, ${formatNumber(meta.total_latency, 0)} ms, models ${meta.models_used.join(', ')}.\n`,
     };
   } catch (error) {
     if (error instanceof GatewayError) {

@@ -1,4 +1,6 @@
 import type { AdminService } from '../admin/admin-service.js';
+import type { AgentService } from '../agents/agent-service.js';
+import type { UsersRepository } from '../storage/users-repository.js';
 import type { JsonObject } from './output.js';
 
 /** A mistake in how the command was typed (unknown flag, missing option): exit code 2. */
@@ -11,6 +13,16 @@ export class UsageError extends Error {
     this.name = 'UsageError';
     this.command = command;
   }
+}
+
+/** DATABASE_URL or another setting is invalid (config.ts's ConfigError, caught where the config is loaded). */
+export class InvalidConfigurationError extends Error {}
+
+/** The whole gateway built in-process from the environment (`agent run`); the caller closes it. */
+export interface InProcessGateway {
+  readonly repositories: { readonly users: Pick<UsersRepository, 'findByEmail'> };
+  readonly agents: AgentService;
+  close(): Promise<void>;
 }
 
 export interface OptionSpec {
@@ -39,8 +51,10 @@ export interface CommandContext {
   now(): number;
   /** The whole of standard input, for secrets that should not be on the command line. */
   readStdin(): Promise<string>;
-  /** The environment, for commands that build the whole service in-process (`agent run`). */
+  /** The environment the CLI was started with. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Builds the gateway in-process from the same environment as the server (`agent run`). */
+  gateway(): Promise<InProcessGateway>;
 }
 
 export interface CommandResult {

@@ -3,11 +3,11 @@ import type { EvaluationReport, RouterReport } from '../routing/auto/evaluate.js
 import { WeightsFileError } from '../routing/auto/weights-file.js';
 import type { RoutingEvaluationResult } from '../routing/auto/eval-routing.js';
 import type { CommandSpec } from './command.js';
-import { formatNumber, renderTable, type JsonObject } from './output.js';
+import { formatUsd } from '../lib/money.js';
+import { renderTable, type JsonObject } from './output.js';
 
 const percent = (value: number | undefined) => (value === undefined ? '-' : `${(value * 100).toFixed(1)}%`);
 const fixed = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
-const usd = (value: number) => `$${formatNumber(value, value >= 1 ? 2 : 6)}`;
 
 function routerJson(router: RouterReport): JsonObject {
   return {
@@ -55,7 +55,7 @@ export function renderEvaluation(report: EvaluationReport, predictions?: string)
     `${report.prompts} prompts, ${report.models.length} models${twoModels ? ` (weak ${report.weak}, strong ${report.strong})` : ''}:`,
     renderTable(
       ['MODEL', 'QUALITY', 'COST'],
-      report.models.map((model) => [model.name, fixed(model.quality, 4), usd(model.cost)]),
+      report.models.map((model) => [model.name, fixed(model.quality, 4), formatUsd(model.cost)]),
     ).trimEnd(),
     '',
     renderTable(
@@ -64,7 +64,7 @@ export function renderEvaluation(report: EvaluationReport, predictions?: string)
         router.name,
         ...(twoModels ? [fixed(router.apgr, 4), percent(router.cpt50), percent(router.cpt80)] : []),
         fixed(router.aiq, 4),
-        router.costTo95 === undefined ? 'not reached' : `${usd(router.costTo95)} (${percent(bestCost === 0 ? undefined : router.costTo95 / bestCost)} of best)`,
+        router.costTo95 === undefined ? 'not reached' : `${formatUsd(router.costTo95)} (${percent(bestCost === 0 ? undefined : router.costTo95 / bestCost)} of best)`,
       ]),
     ).trimEnd(),
     '',

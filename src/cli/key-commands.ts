@@ -1,4 +1,5 @@
-import { keyStatus, parseDuration, parseWholeNumber } from '../admin/admin-service.js';
+import { parseDuration, parseWholeNumber } from '../admin/admin-service.js';
+import { keyState } from '../auth/key-state.js';
 import { describeBudget, parseBudgetFlags } from '../admin/budget-admin.js';
 import type { BudgetRecord } from '../storage/budgets-repository.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
@@ -23,7 +24,7 @@ export function keyJson(key: ApiKeyRecord, ownerEmail: string, now: number): Jso
     lastUsedAt: isoTime(key.lastUsedAt),
     expiresAt: isoTime(key.expiresAt),
     revokedAt: isoTime(key.revokedAt),
-    status: keyStatus(key, now),
+    status: keyState(key, now),
   };
 }
 
@@ -117,7 +118,7 @@ const listKeys: CommandSpec = {
               shortTime(key.createdAt),
               shortTime(key.lastUsedAt),
               key.expiresAt === undefined ? 'never' : shortTime(key.expiresAt),
-              keyStatus(key, now),
+              keyState(key, now),
             ]),
           );
     return { json: { keys: keys.map((key) => keyJson(key, ownerEmail, now)) }, stdout: table };

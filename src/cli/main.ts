@@ -1,10 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { AdminInputError, createAdminService, type AdminService } from '../admin/admin-service.js';
-import { providerAdminOptionsFrom } from '../admin/provider-admin.js';
-import { loadShippedCatalog } from '../routing/catalog.js';
-import type { Config } from '../config.js';
+import { AdminInputError, type AdminService } from '../admin/admin-service.js';
 import type { Storage } from '../storage/database.js';
-import { UsageError, type CommandContext, type CommandSpec, type OptionValues } from './command.js';
+import { InvalidConfigurationError, UsageError, type CommandContext, type CommandSpec, type InProcessGateway, type OptionValues } from './command.js';
 import { agentCommands } from './agent-commands.js';
 import { evalCommands } from './eval-commands.js';
 import { COMMON_OPTIONS, renderCommandHelp, renderNounHelp, renderOverview } from './help.js';
@@ -45,6 +42,17 @@ export interface CliIo {
   readonly stdout: TextSink;
   readonly stderr: TextSink;
   readonly stdin: AsyncIterable<string | Uint8Array>;
+}
+
+/**
+ * What the commands need built from the environment, given by the app layer (src/cli-main.ts), which
+ * loads the config, the database drivers and the gateway only when a command first asks for them.
+ */
+export interface CliWiring {
+  /** Opens DATABASE_URL the way the server does, migrates it, and builds the admin service over it; `onOpened` gets the storage to close. */
+  openAdmin(env: CliIo['env'], onOpened: (storage: Storage) => void): Promise<AdminService>;
+  /** Builds the whole gateway in-process (`agent run`). */
+  openGateway(env: CliIo['env']): Promise<InProcessGateway>;
 }
 
 type Resolved =
@@ -122,32 +130,6 @@ function parseOptions(command: CommandSpec, args: readonly string[]): { values: 
   return { values: reader, json: values.json === true };
 }
 
-/** DATABASE_URL or another setting is invalid (config.ts's ConfigError, caught where it is loaded). */
-class InvalidConfigurationError extends Error {}
-
-/**
- * Opens the database the way the server does. The config, storage and driver
- * modules are loaded here, on first use, so `--help`, `models` and usage
- * mistakes answer without loading database drivers.
- */
-async function openAdmin(env: CliIo['env'], onOpened: (storage: Storage) => void): Promise<AdminService> {
-  const [{ ConfigError, loadConfig }, { migrateToLatest, openStorage, sqliteFilePath }, { createRepositories }] = await Promise.all([
-    import('../config.js'),
-    import('../storage/database.js'),
-    import('../storage/repositories.js'),
-  ]);
-  let config: Config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    throw error instanceof ConfigError ? new InvalidConfigurationError(error.message) : error;
-  }
-  const storage = openStorage(config.databaseUrl);
-  onOpened(storage);
-  await migrateToLatest(storage);
-  return createAdminService(createRepositories(storage), loadShippedCatalog(), Date.now, providerAdminOptionsFrom(config, sqliteFilePath(config.databaseUrl)), config.agentLimits);
-}
-
 /** The message of an unexpected error, without its stack (an unreachable database often has an empty message). */
 function describeError(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return [...new Set(error.errors.map(describeError))].join('; ');
@@ -162,19 +144,20 @@ function describeError(error: unknown): string {
  * Runs one `modelport <noun> <verb> [options]` invocation and returns its exit
  * code. The database is opened only by commands that need it and always closed.
  */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCommandLine(argv: readonly string[], io: CliIo, wiring: CliWiring): Promise<number> {
   let json = argv.includes('--json');
   let storage: Storage | undefined;
   let admin: Promise<AdminService> | undefined;
   const context: CommandContext = {
     admin() {
-      admin ??= openAdmin(io.env, (opened) => {
+      admin ??= wiring.openAdmin(io.env, (opened) => {
         storage = opened;
       });
       return admin;
     },
     now: () => Date.now(),
     env: io.env,
+    gateway: () => wiring.openGateway(io.env),
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));

@@ -1,4 +1,4 @@
-import { loadShippedCatalog, type ModelInfo } from '../routing/catalog.js';
+import { loadShippedCatalog, type ModelInfo } from '../catalog/catalog.js';
 import type { CommandSpec } from './command.js';
 import { formatNumber, renderTable, type JsonObject } from './output.js';
 

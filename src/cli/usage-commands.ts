@@ -1,27 +1,14 @@
 import { MAX_USAGE_LIMIT, parseSince, parseWholeNumber } from '../admin/admin-service.js';
+import { toUsageRow } from '../accounting/usage-row.js';
+import { usdDigits } from '../lib/money.js';
 import type { UsageRecordRow } from '../storage/schema.js';
 import type { CommandSpec } from './command.js';
 import { formatNumber, isoTime, renderTable, shortTime, type JsonObject } from './output.js';
 
+/** The usage row as JSON: the dashboard's fields (toUsageRow), the time in ISO 8601. */
 function usageJson(row: UsageRecordRow): JsonObject {
-  return {
-    id: row.id,
-    createdAt: isoTime(row.created_at),
-    ownerId: row.owner_id,
-    keyId: row.key_id,
-    routerId: row.router_id,
-    model: row.model,
-    status: row.status,
-    errorCode: row.error_code,
-    streamed: Boolean(row.streamed),
-    promptTokens: row.prompt_tokens,
-    completionTokens: row.completion_tokens,
-    totalTokens: row.total_tokens,
-    costUsd: row.cost_usd,
-    latencyMs: row.latency_ms,
-    carbonGrams: row.carbon_grams,
-    attempts: row.attempts,
-  };
+  const usage = toUsageRow(row);
+  return { ...usage, createdAt: isoTime(usage.createdAt) };
 }
 
 const listUsage: CommandSpec = {
@@ -54,16 +41,16 @@ const listUsage: CommandSpec = {
         ? '(no usage records)\n'
         : renderTable(
             ['TIME', 'KEY', 'ROUTER', 'MODEL', 'STATUS', 'TOKENS', 'COST $', 'LATENCY ms', 'CO2 g'],
-            rows.map((row) => [
-              shortTime(row.created_at),
-              row.key_id ?? '-',
-              row.router_id ?? '-',
-              row.model ?? '-',
-              row.error_code === null ? String(row.status) : `${row.status} ${row.error_code}`,
-              String(row.total_tokens),
-              formatNumber(row.cost_usd, 6),
-              formatNumber(row.latency_ms, 0),
-              formatNumber(row.carbon_grams, 4),
+            rows.map(toUsageRow).map((usage) => [
+              shortTime(usage.createdAt),
+              usage.keyId ?? '-',
+              usage.routerId ?? '-',
+              usage.model ?? '-',
+              usage.errorCode === null ? String(usage.status) : `${usage.status} ${usage.errorCode}`,
+              String(usage.totalTokens),
+              usdDigits(usage.costUsd),
+              formatNumber(usage.latencyMs, 0),
+              formatNumber(usage.carbonGrams, 4),
             ]),
           );
     return { json: { usage: rows.map(usageJson) }, stdout: table };

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ProcessModelHealth } from '../routing/health/model-health.js';
 import type { HealthEvent, LatencyFigures, LatencyTable } from '../routing/health/shared-health-state.js';
-import type { RedisLink } from './redis-link.js';
+import type { RedisLink } from '../storage/redis-link.js';
 
 export interface HealthSyncOptions {
   readonly link: RedisLink;

@@ -1,4 +1,4 @@
-import type { RedisLink } from './redis-link.js';
+import type { RedisLink } from '../storage/redis-link.js';
 
 /**
  * Cache invalidation over Redis pub/sub, on top of the change-counter poll

@@ -1,7 +1,8 @@
-import type { OwnerProviders } from '../providers/owner-providers.js';
-import type { ModelCatalog } from '../routing/catalog.js';
-import type { OwnerCatalogs } from '../routing/owner-catalog.js';
+import type { OwnerProviders } from '../providers/credentials/owner-providers.js';
+import type { ModelCatalog } from '../catalog/catalog.js';
+import type { OwnerCatalogs } from '../catalog/owner-catalog.js';
 import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
+import type { CatalogModelView, StrategyView } from './dashboard-api-types.js';
 
 /** One sentence per strategy (docs/routing.md), for the router form. */
 const STRATEGY_TEXT: Record<string, { label: string; description: string }> = {
@@ -19,12 +20,12 @@ const STRATEGY_TEXT: Record<string, { label: string; description: string }> = {
   auto: { label: 'Auto', description: 'Reads each prompt and picks the cheapest model expected to reach your quality target (ranks like balanced until its predictor is enabled).' },
 };
 
-export function listStrategies(): Array<{ id: string; label: string; description: string }> {
+export function listStrategies(): StrategyView[] {
   return STRATEGY_NAMES.map((id) => ({ id, ...(STRATEGY_TEXT[id] ?? { label: id, description: `The ${id} strategy (see docs/routing.md).` }) }));
 }
 
 /** The catalog as the dashboard shows it; `ownerId` layers that owner's models and credentials over the server's. */
-export async function catalogView(shipped: ModelCatalog, ownerCatalogs: OwnerCatalogs, providers: OwnerProviders, ownerId: string | undefined) {
+export async function catalogView(shipped: ModelCatalog, ownerCatalogs: OwnerCatalogs, providers: OwnerProviders, ownerId: string | undefined): Promise<CatalogModelView[]> {
   const [catalog, resolve] = await Promise.all([
     ownerId === undefined ? shipped : ownerCatalogs.forOwner(ownerId),
     // An owner id nobody has resolves to the server's credentials alone.

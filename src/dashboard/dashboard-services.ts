@@ -1,7 +1,7 @@
 import { createAdminService } from '../admin/admin-service.js';
 import { createRouterAdmin } from '../admin/router-admin.js';
 import { createSessionStore, type SessionOptions, type SessionStore } from '../auth/sessions.js';
-import type { ModelCatalog } from '../routing/catalog.js';
+import type { ModelCatalog } from '../catalog/catalog.js';
 import type { Storage } from '../storage/database.js';
 import { createKeyRotationsRepository } from '../storage/key-rotations-repository.js';
 import { createOrganizationsRepository } from '../storage/organizations-repository.js';

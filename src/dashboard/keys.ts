@@ -1,32 +1,19 @@
 import { AdminInputError, type AdminService } from '../admin/admin-service.js';
+import { keyState } from '../auth/key-state.js';
 import { errors } from '../lib/errors.js';
 import type { ApiKeyRecord, ApiKeysRepository } from '../storage/api-keys-repository.js';
 import type { KeyRotationsRepository } from '../storage/key-rotations-repository.js';
 import type { RoutersRepository } from '../storage/routers-repository.js';
+import type { CreatedKeyView, KeyStatus, KeyView, RotatedKeyView } from './dashboard-api-types.js';
 import type { Workspace } from './workspaces.js';
+
+export type { KeyStatus, KeyView } from './dashboard-api-types.js';
 
 const DAY = 86_400_000;
 /** Spec 5.6: rotate keys about every 90 days. */
 export const OLD_KEY_AGE_MS = 90 * DAY;
 export const UNUSED_KEY_MS = 30 * DAY;
 export const MAX_GRACE_MINUTES = 7 * 24 * 60;
-
-export type KeyStatus = 'active' | 'expired' | 'revoked' | 'rotating';
-
-export interface KeyView {
-  readonly id: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly routerIds: readonly string[] | null;
-  readonly rpmLimit: number | null;
-  readonly createdAt: number;
-  readonly lastUsedAt: number | null;
-  readonly expiresAt: number | null;
-  readonly revokedAt: number | null;
-  readonly status: KeyStatus;
-  readonly flags: readonly ('old' | 'unused')[];
-  readonly replacedBy: string | null;
-}
 
 export interface NewKeyInput {
   readonly name: string;
@@ -37,8 +24,8 @@ export interface NewKeyInput {
 
 /** What the dashboard shows of a key, its status and its warnings at `at`. */
 export function viewKey(key: ApiKeyRecord, replacedBy: string | undefined, at: number): KeyView {
-  const status: KeyStatus =
-    key.revokedAt !== undefined ? 'revoked' : key.expiresAt !== undefined && key.expiresAt <= at ? 'expired' : replacedBy !== undefined ? 'rotating' : 'active';
+  const state = keyState(key, at);
+  const status: KeyStatus = state === 'active' && replacedBy !== undefined ? 'rotating' : state;
   const flags: ('old' | 'unused')[] = [];
   if (status === 'active' || status === 'rotating') {
     if (at - key.createdAt > OLD_KEY_AGE_MS) flags.push('old');
@@ -68,7 +55,7 @@ export function createKeys(admin: AdminService, apiKeys: ApiKeysRepository, rout
     return key;
   };
 
-  const create = async (workspace: Workspace, input: NewKeyInput): Promise<KeyView & { key: string }> => {
+  const create = async (workspace: Workspace, input: NewKeyInput): Promise<CreatedKeyView> => {
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw errors.invalidRequest('A key needs a name of 1 to 100 characters.', 'name');
     const at = now();
@@ -104,18 +91,19 @@ export function createKeys(admin: AdminService, apiKeys: ApiKeysRepository, rout
 
     async revoke(workspace: Workspace, keyId: string): Promise<KeyView> {
       const key = await find(workspace, keyId);
-      if (key.revokedAt !== undefined) throw errors.dashboardConflict('key_revoked', 'This key is already revoked.');
+      if (keyState(key, now()) === 'revoked') throw errors.dashboardConflict('key_revoked', 'This key is already revoked.');
       await apiKeys.revoke(workspace.id, keyId);
       const replacements = await rotations.replacements(workspace.id);
       return viewKey(await find(workspace, keyId), replacements.get(keyId), now());
     },
 
     /** A new key with the same settings; the old one ends after the grace period. */
-    async rotate(workspace: Workspace, keyId: string, graceMinutes: number): Promise<KeyView & { key: string; replaces: string }> {
+    async rotate(workspace: Workspace, keyId: string, graceMinutes: number): Promise<RotatedKeyView> {
       const old = await find(workspace, keyId);
       const at = now();
-      if (old.revokedAt !== undefined) throw errors.dashboardConflict('key_revoked', 'A revoked key cannot be rotated: generate a new key.');
-      if (old.expiresAt !== undefined && old.expiresAt <= at) throw errors.dashboardConflict('key_expired', 'An expired key cannot be rotated: generate a new key.');
+      const state = keyState(old, at);
+      if (state === 'revoked') throw errors.dashboardConflict('key_revoked', 'A revoked key cannot be rotated: generate a new key.');
+      if (state === 'expired') throw errors.dashboardConflict('key_expired', 'An expired key cannot be rotated: generate a new key.');
       const replacements = await rotations.replacements(workspace.id);
       if (replacements.has(keyId)) throw errors.dashboardConflict('key_expired', 'This key was already rotated; rotate its replacement instead.');
       const lifetime = old.expiresAt === undefined ? undefined : old.expiresAt - old.createdAt;

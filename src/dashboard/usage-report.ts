@@ -1,12 +1,17 @@
+import { toUsageRow } from '../accounting/usage-row.js';
 import { errors } from '../lib/errors.js';
+import { roundUsd } from '../lib/money.js';
 import type { ApiKeysRepository } from '../storage/api-keys-repository.js';
 import type { UsageRecordRow } from '../storage/schema.js';
 import type { UsageAnalyticsRepository, UsagePoint } from '../storage/usage-analytics-repository.js';
+import type { RequestsPageView, TrafficReportView, UsageReportView, UsageRequestView } from './dashboard-api-types.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Usage from the dashboard's playground carries this key id. */
 export const PLAYGROUND_KEY_ID = 'dashboard';
+/** The name usage reports give the playground's key id. */
+const PLAYGROUND_KEY_NAME = 'Dashboard playground';
 export const MAX_RANGE_MS = 366 * DAY;
 export const MAX_BUCKETS = 2000;
 /** The most records one usage report reads; beyond it the report says `truncated`. */
@@ -69,7 +74,7 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
   };
 
   return {
-    async report(ownerId: string, range: UsageRange) {
+    async report(ownerId: string, range: UsageRange): Promise<UsageReportView> {
       const rows = await analytics.points(ownerId, range.from, range.to, MAX_REPORT_RECORDS + 1);
       const truncated = rows.length > MAX_REPORT_RECORDS;
       const points = truncated ? rows.slice(0, MAX_REPORT_RECORDS) : rows;
@@ -110,24 +115,23 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
         from: range.from,
         to: range.to,
         bucket: range.bucket,
-        totals: { ...totals, costUsd: round(totals.costUsd), carbonGrams: round(totals.carbonGrams), p50LatencyMs: percentile(allLatencies, 50), p95LatencyMs: percentile(allLatencies, 95) },
+        totals: { ...totals, costUsd: roundUsd(totals.costUsd), carbonGrams: roundGrams(totals.carbonGrams), p50LatencyMs: percentile(allLatencies, 50), p95LatencyMs: percentile(allLatencies, 95) },
         series: buckets.map(({ latencies, ...bucket }) => {
           latencies.sort((a, b) => a - b);
-          return { ...bucket, costUsd: round(bucket.costUsd), carbonGrams: round(bucket.carbonGrams), p50LatencyMs: percentile(latencies, 50), p95LatencyMs: percentile(latencies, 95) };
+          return { ...bucket, costUsd: roundUsd(bucket.costUsd), carbonGrams: roundGrams(bucket.carbonGrams), p50LatencyMs: percentile(latencies, 50), p95LatencyMs: percentile(latencies, 95) };
         }),
         byRouter: ranked(byRouter).map(([id, value]) => ({ id, name: routers.get(id) ?? id, ...value })),
         byModel: ranked(byModel).map(([id, value]) => ({ id, ...value })),
         byKey: ranked(byKey).map(([id, value]) => {
           const key = id === null ? undefined : keys.get(id);
-          const name = id === PLAYGROUND_KEY_ID ? 'Dashboard playground' : (key?.name ?? null);
-          return { id, name, prefix: key?.displayPrefix ?? null, ...value };
+          return { id, name: keyName(id, keys), prefix: key?.displayPrefix ?? null, ...value };
         }),
         truncated,
       };
     },
 
     /** The hourly counts and newest requests of one router. */
-    async traffic(ownerId: string, routerId: string, range: UsageRange) {
+    async traffic(ownerId: string, routerId: string, range: UsageRange): Promise<TrafficReportView> {
       const points = await analytics.points(ownerId, range.from, range.to, MAX_REPORT_RECORDS, routerId);
       const starts = bucketStarts(range);
       const first = starts[0] ?? range.from;
@@ -140,10 +144,10 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
         bucket.costUsd += point.cost_usd;
       }
       const recent = await this.requests(ownerId, { limit: 20, routerId });
-      return { from: range.from, to: range.to, hourly: hourly.map((bucket) => ({ ...bucket, costUsd: round(bucket.costUsd) })), recent: recent.requests };
+      return { from: range.from, to: range.to, hourly: hourly.map((bucket) => ({ ...bucket, costUsd: roundUsd(bucket.costUsd) })), recent: recent.requests };
     },
 
-    async requests(ownerId: string, query: { limit: number; before?: string | undefined; routerId?: string | undefined; keyId?: string | undefined }) {
+    async requests(ownerId: string, query: { limit: number; before?: string | undefined; routerId?: string | undefined; keyId?: string | undefined }): Promise<RequestsPageView> {
       const before = query.before === undefined ? undefined : parseCursor(query.before);
       const rows = await analytics.page({ ownerId, limit: query.limit, before, routerId: query.routerId, keyId: query.keyId });
       const { routers, keys } = await names(ownerId);
@@ -156,29 +160,21 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
   };
 }
 
-function requestView(row: UsageRecordRow, routers: ReadonlyMap<string, string>, keys: ReadonlyMap<string, { name: string }>) {
+/** The usage row (the CLI's too), with the names of its router and key; `time` is the record's `createdAt`. */
+function requestView(row: UsageRecordRow, routers: ReadonlyMap<string, string>, keys: ReadonlyMap<string, { name: string }>): UsageRequestView {
+  const { createdAt, ownerId: _ownerId, ...usage } = toUsageRow(row);
   return {
-    id: row.id,
-    time: row.created_at,
-    routerId: row.router_id,
-    routerName: row.router_id === null ? null : (routers.get(row.router_id) ?? null),
-    model: row.model,
-    keyId: row.key_id,
-    keyName: row.key_id === PLAYGROUND_KEY_ID ? 'Dashboard playground' : row.key_id === null ? null : (keys.get(row.key_id)?.name ?? null),
-    status: row.status,
-    errorCode: row.error_code,
-    streamed: row.streamed === 1,
-    promptTokens: row.prompt_tokens,
-    completionTokens: row.completion_tokens,
-    totalTokens: row.total_tokens,
-    costUsd: row.cost_usd,
-    latencyMs: row.latency_ms,
-    carbonGrams: row.carbon_grams,
-    attempts: row.attempts,
+    ...usage,
+    time: createdAt,
+    routerName: usage.routerId === null ? null : (routers.get(usage.routerId) ?? null),
+    keyName: keyName(usage.keyId, keys),
   };
 }
 
-export type RequestView = ReturnType<typeof requestView>;
+function keyName(keyId: string | null, keys: ReadonlyMap<string, { name: string }>): string | null {
+  if (keyId === PLAYGROUND_KEY_ID) return PLAYGROUND_KEY_NAME;
+  return keyId === null ? null : (keys.get(keyId)?.name ?? null);
+}
 
 function parseCursor(text: string): { time: number; id: string } {
   const match = /^(\d{1,15}):(.{1,128})$/.exec(text);
@@ -197,10 +193,11 @@ function add<K>(map: Map<K, Totals>, key: K, point: UsagePoint): void {
 
 function ranked<K>(map: Map<K, Totals>): Array<[K, Totals]> {
   return [...map.entries()]
-    .map(([key, value]): [K, Totals] => [key, { ...value, costUsd: round(value.costUsd), carbonGrams: round(value.carbonGrams) }])
+    .map(([key, value]): [K, Totals] => [key, { ...value, costUsd: roundUsd(value.costUsd), carbonGrams: roundGrams(value.carbonGrams) }])
     .sort((a, b) => b[1].costUsd - a[1].costUsd || b[1].requests - a[1].requests);
 }
 
-function round(value: number): number {
+/** Sums of grams, rounded so float noise does not show. */
+function roundGrams(value: number): number {
   return Math.round(value * 1e9) / 1e9;
 }

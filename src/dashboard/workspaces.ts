@@ -1,6 +1,7 @@
 import { errors } from '../lib/errors.js';
 import type { OrganizationsRepository, WorkspaceRole } from '../storage/organizations-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
+import type { MemberView } from './dashboard-api-types.js';
 
 export type { WorkspaceRole } from '../storage/organizations-repository.js';
 
@@ -60,12 +61,12 @@ export function createWorkspaces(users: UsersRepository, organizations: Organiza
       return { id: org.id, name: org.name, kind: 'organization', role: 'owner', ownerEmail: principal?.email ?? '' };
     },
 
-    async listMembers(workspace: Workspace, self: { id: string; email: string; createdAt: number }) {
+    async listMembers(workspace: Workspace, self: { id: string; email: string; createdAt: number }): Promise<MemberView[]> {
       if (workspace.kind === 'personal') return [{ userId: self.id, email: self.email, role: 'owner' as const, addedAt: self.createdAt }];
       return organizations.listMembers(workspace.id);
     },
 
-    async addMember(workspace: Workspace, email: string, role: WorkspaceRole) {
+    async addMember(workspace: Workspace, email: string, role: WorkspaceRole): Promise<MemberView> {
       if (workspace.kind === 'personal') throw errors.personalWorkspace();
       const user = await users.findByEmail(email.trim());
       if (user === undefined || user.id.startsWith('org_')) throw errors.dashboardNotFound('user_not_found', 'No account has this email: ask them to sign up first.', 'email');
@@ -76,7 +77,7 @@ export function createWorkspaces(users: UsersRepository, organizations: Organiza
       return { userId: user.id, email: user.email, role, addedAt };
     },
 
-    async changeRole(workspace: Workspace, userId: string, role: WorkspaceRole) {
+    async changeRole(workspace: Workspace, userId: string, role: WorkspaceRole): Promise<MemberView> {
       const member = await findMember(workspace, userId);
       if (member.role === 'owner' && role !== 'owner') await requireAnotherOwner(workspace);
       await organizations.setRole(workspace.id, userId, role);

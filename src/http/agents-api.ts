@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { agentJson, executionJson, stepJson, versionJson } from '../agents/agent-views.js';
 import type { AgentService } from '../agents/agent-service.js';
 import { errors } from '../lib/errors.js';
+import { dismissCall } from '../pipeline/call-settlement.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { AppDependencies } from './dependencies.js';
 
@@ -13,7 +14,7 @@ import type { AppDependencies } from './dependencies.js';
  */
 export async function agentsApi(app: FastifyInstance, deps: AppDependencies): Promise<void> {
   app.addHook('onRequest', async (request) => {
-    request.gateway.recorded = true;
+    dismissCall(request.gateway);
   });
   const service = (): AgentService => {
     if (deps.agents === undefined) throw errors.endpointNotFound('GET', '/api/v1/agents');

@@ -7,9 +7,9 @@ import type { DashboardServices } from '../dashboard/dashboard-services.js';
 import type { BudgetGuard } from '../limits/budget-guard.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { ChatModel } from '../providers/contract.js';
-import type { OwnerProviders } from '../providers/owner-providers.js';
-import type { ModelCatalog } from '../routing/catalog.js';
-import type { OwnerCatalogs } from '../routing/owner-catalog.js';
+import type { OwnerProviders } from '../providers/credentials/owner-providers.js';
+import type { ModelCatalog } from '../catalog/catalog.js';
+import type { OwnerCatalogs } from '../catalog/owner-catalog.js';
 import type { RouterDirectory } from '../routing/router-directory.js';
 import type { ModelHealth } from '../routing/routing-contract.js';
 

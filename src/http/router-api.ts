@@ -1,15 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readBearerToken } from '../auth/api-key-format.js';
 import { errors } from '../lib/errors.js';
-import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
-import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
+import { thenMaybe } from '../lib/maybe-promise.js';
+import { createCallState } from '../pipeline/call-state.js';
 import { agentsApi } from './agents-api.js';
-import { anthropicMessagesApi } from './anthropic/messages-route.js';
-import { registerChatCompletions } from './chat-completions-route.js';
+import { anthropicMessagesApi } from './anthropic-messages/anthropic-messages-routes.js';
+import { admitCall, noteErrorCode, settleOnResponse } from './call-hooks.js';
 import type { AppDependencies } from './dependencies.js';
 import { registerModels } from './models-route.js';
-import { createRequestState } from './request-state.js';
-import { noteErrorCode, recordUsageOnResponse } from './usage-hooks.js';
+import { registerOpenAIChat } from './openai-chat/openai-chat-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,26 +29,17 @@ declare module 'fastify' {
 export async function routerApi(app: FastifyInstance, deps: AppDependencies): Promise<void> {
   app.decorateRequest('gateway', null as never);
 
-  /** Rate limits (docs/limits.md): requests per minute and requests in flight now; tokens and the router's limits once the body is read. */
-  const admit = (request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord): MaybePromise<void> => {
-    request.gateway.key = key;
-    return thenMaybe(deps.rateLimiter.admitRequest(key), (ticket) => {
-      request.gateway.rateTicket = ticket;
-      // 'close' comes for every answer, streamed or not, and for clients that leave: the slot is always freed.
-      reply.raw.once('close', () => {
-        deps.rateLimiter.finish(ticket, request.gateway.promptTokens + request.gateway.completionTokens);
-      });
-      void reply.headers(ticket.headers);
-    });
-  };
-
   // Synchronous (done) when the key is cached and the rate limits are in process, the usual case: no promise layer.
   app.addHook('onRequest', (request, reply, done) => {
-    request.gateway = createRequestState(performance.now());
+    request.gateway = createCallState(request.id, performance.now());
     void reply.header('x-request-id', request.id);
     try {
       if (deps.settings.requireHttps && request.protocol !== 'https') throw errors.httpsRequired();
-      const admitted = thenMaybe(deps.authenticator.authenticate(readApiKey(request)), (key) => admit(request, reply, key));
+      // Rate limits (docs/limits.md): requests per minute and requests in flight now; tokens and the router's limits once the body is read.
+      const admitted = thenMaybe(deps.authenticator.authenticate(readApiKey(request)), (key) => {
+        request.gateway.key = key;
+        return admitCall(request, reply, key, deps);
+      });
       if (admitted instanceof Promise) admitted.then(() => done(), (error: Error) => done(error));
       else done();
     } catch (error) {
@@ -57,11 +47,11 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
     }
   });
 
-  // One usage record per authenticated request, failures included (streams record their own).
-  app.addHook('onResponse', recordUsageOnResponse(deps.usage));
+  // One usage record per authenticated request, failures included (streams and clients that left settle earlier).
+  app.addHook('onResponse', settleOnResponse(deps));
   app.addHook('onError', noteErrorCode);
 
-  registerChatCompletions(app, deps);
+  registerOpenAIChat(app, deps);
   registerModels(app, deps);
   await app.register(anthropicMessagesApi, deps);
   await app.register(agentsApi, deps);

@@ -2,6 +2,7 @@ import { errors } from '../lib/errors.js';
 import type { LimiterRejections } from '../observability/metrics.js';
 import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import { createPromiseCache } from '../lib/promise-cache.js';
+import { formatUsd } from '../lib/money.js';
 import type { BudgetRecord, BudgetsRepository, BudgetSubjectKind } from '../storage/budgets-repository.js';
 import { periodEnd } from './budget-period.js';
 import type { SpendStore } from './budget-spend-store.js';
@@ -65,7 +66,7 @@ export function createBudgetGuard(options: BudgetGuardOptions): BudgetGuard {
     const resetsAt = periodEnd(budget.period, at);
     const who = budget.subjectKind === 'key' ? 'this API key' : `router ${budget.subjectId}`;
     throw errors.budgetExceeded(
-      `Budget exceeded for ${who}: $${formatUsd(budget.amountUsd)} per ${budget.period} (UTC), $${formatUsd(spent)} spent. ` +
+      `Budget exceeded for ${who}: ${formatUsd(budget.amountUsd)} per ${budget.period} (UTC), ${formatUsd(spent)} spent. ` +
         `It resets at ${new Date(resetsAt).toISOString()}.`,
       { 'retry-after': String(Math.max(1, Math.ceil((resetsAt - at) / 1000))) },
     );
@@ -92,10 +93,6 @@ export function createBudgetGuard(options: BudgetGuardOptions): BudgetGuard {
     },
     invalidate: () => cache.clear(),
   };
-}
-
-function formatUsd(amount: number): string {
-  return amount >= 1 ? amount.toFixed(2) : amount.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { createFallbackSpendStore, createInProcessSpendStore, createRedisSpendStore, type SpendSource, type SpendStore } from './budget-spend-store.js';
 
 export interface BudgetSpendStoreOptions {
-  /** The cluster's Redis connection (src/cluster/redis-link.ts); undefined without REDIS_URL: spend is counted in process. */
+  /** The cluster's Redis connection (src/storage/redis-link.ts); undefined without REDIS_URL: spend is counted in process. */
   readonly redis: Redis | undefined;
   readonly keyPrefix: string;
   readonly source: SpendSource;

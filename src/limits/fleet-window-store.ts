@@ -1,4 +1,4 @@
-import type { RedisLink } from '../cluster/redis-link.js';
+import type { RedisLink } from '../storage/redis-link.js';
 import type { MemoryWindowStore } from './memory-window-store.js';
 import type { RedisWindowStore } from './redis-window-store.js';
 import type { WindowAdmission, WindowCheck, WindowStore } from './window-store.js';

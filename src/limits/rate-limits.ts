@@ -5,7 +5,6 @@ import { thenMaybe, type MaybePromise } from '../lib/maybe-promise.js';
 import type { LimitKind, LimiterRejections } from '../observability/metrics.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
-import { formatResetDuration } from './request-rate-limiter.js';
 import type { WindowAdmission, WindowCheck, WindowResult, WindowStore } from './window-store.js';
 
 export interface RateLimitSettings {
@@ -186,6 +185,15 @@ function headersFor(results: readonly WindowResult[], unit: 'requests' | 'tokens
   return unit === 'requests'
     ? { 'x-ratelimit-limit-requests': limit, 'x-ratelimit-remaining-requests': left, 'x-ratelimit-reset-requests': reset }
     : { 'x-ratelimit-limit-tokens': limit, 'x-ratelimit-remaining-tokens': left, 'x-ratelimit-reset-tokens': reset };
+}
+
+/** OpenAI's duration format for `x-ratelimit-reset-*`: "1s", "6m0s", "20ms". */
+export function formatResetDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  const totalSeconds = Math.ceil(ms / 1000);
+  const minutes = Math.floor(totalSeconds / 60);
+  const seconds = totalSeconds % 60;
+  return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`;
 }
 
 /** Which limit a refused subject (`key:<id>:rpm`, `router:<id>:tpm`, `key:<id>:inflight`) is, for the metrics. */

@@ -11,12 +11,3 @@ export type RequestRateLimiter = RateLimits;
 export function createInProcessRateLimiter(settings: RateLimitSettings = { defaultRpm: 600 }, now: () => number = Date.now): RequestRateLimiter {
   return createRateLimits(createMemoryWindowStore(), settings, now, () => undefined);
 }
-
-/** OpenAI's duration format for `x-ratelimit-reset-*`: "1s", "6m0s", "20ms". */
-export function formatResetDuration(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
-  const totalSeconds = Math.ceil(ms / 1000);
-  const minutes = Math.floor(totalSeconds / 60);
-  const seconds = totalSeconds % 60;
-  return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`;
-}

@@ -3,9 +3,9 @@ import { createAzureChatModel } from './azure/azure-chat-model.js';
 import { createBedrockChatModel } from './bedrock/bedrock-chat-model.js';
 import type { ChatModel } from './contract.js';
 import { createGeminiChatModel } from './gemini/gemini-chat-model.js';
-import type { UpstreamHttp } from './http-client.js';
+import type { UpstreamHttp } from './transport/http-client.js';
 import { createOpenAIChatModel } from './openai/openai-chat-model.js';
-import type { ProviderCredentials, ProviderPreset } from './provider-presets.js';
+import type { ProviderCredentials, ProviderPreset } from './credentials/provider-presets.js';
 
 export interface ModelFactoryOptions {
   readonly http: UpstreamHttp;

@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { GatewayError } from '../lib/errors.js';
 import type { ClientSignal } from '../lib/client-abort.js';
 import { UpstreamError, type ChatModel, type ChatRequest, type ChatResult, type StreamPart } from '../providers/contract.js';
-import type { ModelResolver } from '../providers/registry.js';
-import { loadShippedCatalog, type ModelInfo } from './catalog.js';
+import type { ModelResolver } from '../providers/credentials/registry.js';
+import { loadShippedCatalog, type ModelInfo } from '../catalog/catalog.js';
 import { RoutingFailure, callWithFallback, type Attempt, type FallbackOptions } from './fallback.js';
 import { createModelHealth } from './health/model-health.js';
 

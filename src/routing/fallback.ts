@@ -1,8 +1,8 @@
 import { GatewayError, errors } from '../lib/errors.js';
 import { ClientAbort, type ClientSignal } from '../lib/client-abort.js';
 import { UpstreamError, type ChatModel } from '../providers/contract.js';
-import type { ModelResolver } from '../providers/registry.js';
-import type { ModelInfo } from './catalog.js';
+import type { ModelResolver } from '../providers/credentials/registry.js';
+import type { ModelInfo } from '../catalog/catalog.js';
 import type { Availability, LatencySample, ModelHealth } from './routing-contract.js';
 
 export interface Attempt {

@@ -1,8 +1,8 @@
-import { parseModelRef } from './catalog.js';
+import { parseModelRef } from '../catalog/catalog.js';
 import { GatewayError, errors } from '../lib/errors.js';
 import { flattenString } from '../lib/flat-string.js';
 import type { ChatRequest } from '../providers/contract.js';
-import type { ModelCatalog, ModelInfo } from './catalog.js';
+import type { ModelCatalog, ModelInfo } from '../catalog/catalog.js';
 import type { ModelHealthView, RouterSettings } from './routing-contract.js';
 import { filterEligible, type DroppedCandidate } from './strategies/eligibility.js';
 import { profileRequest } from './strategies/estimates.js';

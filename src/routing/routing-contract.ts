@@ -1,5 +1,5 @@
 import type { UpstreamError } from '../providers/contract.js';
-import type { ModelInfo } from './catalog.js';
+import type { ModelInfo } from '../catalog/catalog.js';
 
 /**
  * The routing engine's contract: strategies rank, health filters and learns,
@@ -97,26 +97,5 @@ export interface HealthRecorder {
 
 export type ModelHealth = ModelHealthView & HealthRecorder;
 
-/** Per-router settings the owner chooses; every field optional with documented defaults. */
-export interface RouterSettings {
-  /** `balanced`: weights of the four criteria, normalised to sum 1. @default all 0.25 */
-  readonly weights?: { readonly cost?: number; readonly latency?: number; readonly quality?: number; readonly carbon?: number };
-  /** `auto`: pick the cheapest model whose predicted probability of a good answer is at least this. @default 0.8 */
-  readonly qualityTarget?: number;
-  /** Models whose expected cost for this request exceeds this (USD) are not considered. */
-  readonly maxCostPerRequestUsd?: number;
-  /**
-   * `auto`: abilities calibrated for this router from the owner's labelled
-   * examples (`modelport router calibrate`), by `provider:model` id; they win
-   * over the catalog-derived ones.
-   */
-  readonly autoAbilities?: Readonly<Record<string, CalibratedAbility>>;
-}
-
-/** A model's ability on the auto predictor's scale (src/routing/auto/model.ts), fitted from labelled examples. */
-export interface CalibratedAbility {
-  readonly position: number;
-  readonly offset: number;
-  /** How many labelled examples it was fitted on. */
-  readonly examples: number;
-}
+/** The settings an owner chooses per router; their stored shape belongs to storage. */
+export type { CalibratedAbility, RouterSettings } from '../storage/router-settings.js';

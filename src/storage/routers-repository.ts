@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { createId } from '../lib/random-id.js';
-import type { RouterSettings } from '../routing/routing-contract.js';
 import { bumpChangeCounter } from './changes-repository.js';
+import type { RouterSettings } from './router-settings.js';
 import type { Database, RouterRow } from './schema.js';
 
 export interface RouterRecord {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The real executable, as operators run it. */
 export const BIN = fileURLToPath(new URL('../../bin/modelport', import.meta.url));
-const BUILT_ENTRY = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const BUILT_ENTRY = fileURLToPath(new URL('../../dist/cli-main.js', import.meta.url));
 
 export interface CliRun {
   readonly code: number;
@@ -68,7 +68,7 @@ export function hasStackTrace(text: string): boolean {
  */
 export async function runModelportInProcess(args: readonly string[]): Promise<CliRun> {
   if (!existsSync(BUILT_ENTRY)) throw new Error(`${BUILT_ENTRY} is missing: run "npm run build" before the CLI tests.`);
-  const { runCli } = (await import(BUILT_ENTRY)) as typeof import('../../src/cli/main.js');
+  const { runCli } = (await import(BUILT_ENTRY)) as typeof import('../../src/cli-main.js');
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {

@@ -31,7 +31,7 @@ const WEATHER: Tool = {
   input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
 
-/** gpt-4o-mini list prices, USD per million tokens (src/routing/catalog/models.json). */
+/** gpt-4o-mini list prices, USD per million tokens (src/catalog/data/models.json). */
 const miniCost = (prompt: number, cached: number, completion: number) => ((prompt - cached) * 0.15 + cached * 0.075 + completion * 0.6) / 1_000_000;
 
 describe('Anthropic Messages format: @anthropic-ai/sdk → gateway → routed model', () => {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { createAdminService } from '../../src/admin/admin-service.js';
-import { loadShippedCatalog } from '../../src/routing/catalog.js';
+import { loadShippedCatalog } from '../../src/catalog/catalog.js';
 import { migrateToLatest, openStorage, type Storage } from '../../src/storage/database.js';
 import { createRepositories } from '../../src/storage/repositories.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAdminService } from '../../src/admin/admin-service.js';
-import { loadShippedCatalog } from '../../src/routing/catalog.js';
+import { loadShippedCatalog } from '../../src/catalog/catalog.js';
 import { migrateToLatest, openStorage } from '../../src/storage/database.js';
 import { createRepositories } from '../../src/storage/repositories.js';
 import { createGatewayDatabase, type TestDatabase } from '../support/databases.js';

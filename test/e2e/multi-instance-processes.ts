@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createAdminService } from '../../src/admin/admin-service.js';
-import { loadShippedCatalog } from '../../src/routing/catalog.js';
+import { loadShippedCatalog } from '../../src/catalog/catalog.js';
 import { migrateToLatest, openStorage, type Storage } from '../../src/storage/database.js';
 import { createRepositories } from '../../src/storage/repositories.js';
 

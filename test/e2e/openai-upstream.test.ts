@@ -35,7 +35,7 @@ function metaOf(value: unknown): Meta {
   return meta;
 }
 
-/** gpt-4o-mini list prices, USD per million tokens (src/routing/catalog/models.json). */
+/** gpt-4o-mini list prices, USD per million tokens (src/catalog/data/models.json). */
 const MINI = { input: 0.15, cachedInput: 0.075, output: 0.6 };
 
 function miniCost(usage: FakeUsage): number {

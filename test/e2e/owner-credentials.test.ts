@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminInputError, createAdminService, type AdminService } from '../../src/admin/admin-service.js';
-import { credentialSealContext } from '../../src/providers/owner-credentials.js';
+import { credentialSealContext } from '../../src/providers/credentials/owner-credentials.js';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai.js';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
 

@@ -9,7 +9,7 @@ import { startGateway, type Gateway } from '../support/gateway-harness.js';
 const HAIKU = 'bedrock:anthropic.claude-3-5-haiku-20241022-v1:0';
 const NOVA_LITE = 'bedrock:amazon.nova-lite-v1:0';
 const AZURE_MINI = 'azure:gpt-4o-mini';
-/** Claude 3.5 Haiku on Bedrock, USD per million tokens (src/routing/catalog/models.json). */
+/** Claude 3.5 Haiku on Bedrock, USD per million tokens (src/catalog/data/models.json). */
 const HAIKU_PRICES = { input: 0.8, cachedInput: 0.08, output: 4 };
 
 interface Meta {

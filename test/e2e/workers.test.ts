@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { createAdminService } from '../../src/admin/admin-service.js';
-import { loadShippedCatalog } from '../../src/routing/catalog.js';
+import { loadShippedCatalog } from '../../src/catalog/catalog.js';
 import { migrateToLatest, openStorage } from '../../src/storage/database.js';
 import { createRepositories } from '../../src/storage/repositories.js';
 import { createSqliteDatabase } from '../support/databases.js';

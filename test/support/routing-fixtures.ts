@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ChatRequest } from '../../src/providers/contract.js';
-import { createModelCatalog, type ModelCatalog, type ModelInfo } from '../../src/routing/catalog.js';
+import { createModelCatalog, type ModelCatalog, type ModelInfo } from '../../src/catalog/catalog.js';
 import type { Availability, LatencyEstimate, ModelHealthView, RouterSettings } from '../../src/routing/routing-contract.js';
 import { filterEligible } from '../../src/routing/strategies/eligibility.js';
 import { profileRequest } from '../../src/routing/strategies/estimates.js';

@@ -1,13 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentService } from '../../agents/agent-service.js';
+import type { AgentVersionView, AgentView, ExecutionStepView, ExecutionView, IsoTimes } from '../../dashboard/dashboard-api-types.js';
 import { errors } from '../../lib/errors.js';
 import type { ChatRequest } from '../../providers/contract.js';
 import type { ExecutionRecord, StepRecord } from '../../storage/agent-executions-repository.js';
 import type { AgentRecord, AgentVersionRecord } from '../../storage/agents-repository.js';
-import { completeAgent } from '../agent-completion.js';
-import { chatMessageSchema } from '../chat-request-schema.js';
-import { noteErrorCode, recordUsageOnResponse, startRequestState } from '../usage-hooks.js';
+import { runAgentCall } from '../agent-run.js';
+import { admitCall, noteErrorCode, settleOnResponse, startCall } from '../call-hooks.js';
+import { chatMessageSchema } from '../openai-chat/openai-chat-request-schema.js';
+import { openAIChatSurface } from '../openai-chat/openai-chat-surface.js';
 import { DASHBOARD_PREFIX, sessionOf, withIsoTimes, workspaceOf, type DashboardContext } from './dashboard-context.js';
 import { playgroundKey } from './playground-route.js';
 
@@ -20,7 +22,7 @@ const runSchema = Type.Object(
   { additionalProperties: false },
 );
 
-function agentView(agent: AgentRecord) {
+function agentView(agent: AgentRecord): IsoTimes<AgentView<unknown>> {
   return withIsoTimes({
     id: agent.id,
     name: agent.name,
@@ -33,16 +35,16 @@ function agentView(agent: AgentRecord) {
   });
 }
 
-function versionView(version: AgentVersionRecord) {
+function versionView(version: AgentVersionRecord): IsoTimes<AgentVersionView<unknown>> {
   return withIsoTimes({ version: version.version, definition: version.definition, createdAt: version.createdAt });
 }
 
-function executionView(execution: ExecutionRecord) {
+function executionView(execution: ExecutionRecord): IsoTimes<ExecutionView> {
   const { ownerId: _ownerId, errorCode, errorMessage, ...rest } = execution;
   return withIsoTimes({ ...rest, error: errorCode === null ? null : { code: errorCode, message: errorMessage } });
 }
 
-function stepView(step: StepRecord) {
+function stepView(step: StepRecord): IsoTimes<ExecutionStepView> {
   const { errorCode, errorMessage, ...rest } = step;
   return withIsoTimes({ ...rest, error: errorCode === null ? null : { code: errorCode, message: errorMessage } });
 }
@@ -120,22 +122,20 @@ export function registerAgentRoutes(app: FastifyInstance, { deps, services }: Da
     // An agent that is not there is a 404 with no usage record, as the playground treats a router that is not there.
     await service().get(workspace.id, nameOf(request));
     const key = playgroundKey(workspace.id);
-    const ticket = await deps.rateLimiter.admitRequest({ ...key, id: `dashboard:${sessionOf(request).userId}` });
-    request.gateway.rateTicket = ticket;
-    reply.raw.once('close', () => deps.rateLimiter.finish(ticket, request.gateway.promptTokens + request.gateway.completionTokens));
-    void reply.headers(ticket.headers);
+    await admitCall(request, reply, { ...key, id: `dashboard:${sessionOf(request).userId}` }, deps);
     request.gateway.key = key;
     const chatRequest = { messages } as unknown as ChatRequest;
-    return completeAgent(request, reply, { name: nameOf(request), chatRequest, stream: body.stream === true, includeUsage: false }, deps);
+    const decoded = { chatRequest, model: `agent:${nameOf(request)}`, stream: body.stream === true, includeUsage: false };
+    return runAgentCall(request, reply, openAIChatSurface, decoded, deps);
   };
 
   app.post(
     `${base}/:name/run`,
     {
       schema: { body: runSchema },
-      onRequest: startRequestState,
+      onRequest: startCall,
       // A run refused before its steps started is one usage record, as on the gateway; steps record their own.
-      onResponse: recordUsageOnResponse(deps.usage),
+      onResponse: settleOnResponse(deps),
       onError: noteErrorCode,
     },
     run,

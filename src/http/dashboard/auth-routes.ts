@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../auth/sessions.js';
 import type { AccountUser } from '../../dashboard/accounts.js';
+import type { AuthView } from '../../dashboard/dashboard-api-types.js';
 import { DASHBOARD_PREFIX, sessionOf, type DashboardContext } from './dashboard-context.js';
 
 const credentialsSchema = Type.Object({ email: Type.String({ maxLength: 320 }), password: Type.String() }, { additionalProperties: false });
@@ -9,7 +10,7 @@ type Credentials = Static<typeof credentialsSchema>;
 
 /** Sign-up, sign-in, sign-out. */
 export function registerAuthRoutes(app: FastifyInstance, { services }: DashboardContext): void {
-  const startSession = async (request: FastifyRequest, reply: FastifyReply, user: AccountUser) => {
+  const startSession = async (request: FastifyRequest, reply: FastifyReply, user: AccountUser): Promise<AuthView> => {
     const { token, session } = await services.sessions.create(user.id);
     void reply.setCookie(SESSION_COOKIE, token, {
       httpOnly: true,

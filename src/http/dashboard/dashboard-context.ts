@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Session } from '../../auth/sessions.js';
+import { ISO_TIME_FIELDS, type IsoTimes } from '../../dashboard/dashboard-api-types.js';
 import type { DashboardServices } from '../../dashboard/dashboard-services.js';
 import type { Workspace, WorkspaceRole } from '../../dashboard/workspaces.js';
 import { errors } from '../../lib/errors.js';
@@ -36,15 +37,15 @@ export function workspaceOf(request: FastifyRequest, services: DashboardServices
   return services.workspaces.access(sessionOf(request).userId, ws, minimum);
 }
 
-const TIME_FIELDS = new Set(['createdAt', 'updatedAt', 'lastUsedAt', 'expiresAt', 'revokedAt', 'addedAt', 'time', 't', 'from', 'to', 'startedAt', 'finishedAt']);
+const TIME_FIELDS: ReadonlySet<string> = new Set(ISO_TIME_FIELDS);
 
 /** Services speak epoch milliseconds; the API answers ISO 8601 (docs/dashboard-api.md, Conventions). */
-export function withIsoTimes<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((item: unknown) => withIsoTimes(item)) as T;
-  if (typeof value !== 'object' || value === null) return value;
+export function withIsoTimes<T>(value: T): IsoTimes<T> {
+  if (Array.isArray(value)) return value.map((item: unknown) => withIsoTimes(item)) as IsoTimes<T>;
+  if (typeof value !== 'object' || value === null) return value as IsoTimes<T>;
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     out[key] = TIME_FIELDS.has(key) && typeof field === 'number' ? new Date(field).toISOString() : withIsoTimes(field);
   }
-  return out as T;
+  return out as IsoTimes<T>;
 }

@@ -1,13 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { PLAYGROUND_KEY_ID } from '../../dashboard/usage-report.js';
 import { errors } from '../../lib/errors.js';
 import type { ApiKeyRecord } from '../../storage/api-keys-repository.js';
-import { toChatRequest } from '../chat-completions-route.js';
-import { chatRequestSchema, type ChatRequestBody } from '../chat-request-schema.js';
-import { streamCompletion } from '../chat-stream.js';
-import { chatCompletionBody } from '../openai-response.js';
-import { noteErrorCode, recordUsageOnResponse, startRequestState } from '../usage-hooks.js';
-import { completeRoutedCall, prepareRoutedCall, requireBody, runRoutedCall } from '../routed-call.js';
+import { admitCall, noteErrorCode, settleOnResponse, startCall } from '../call-hooks.js';
+import { openAIChatRequestSchema } from '../openai-chat/openai-chat-request-schema.js';
+import { openAIChatSurface } from '../openai-chat/openai-chat-surface.js';
+import { requireBody, routedHandler } from '../routed-endpoint.js';
 import { DASHBOARD_PREFIX, sessionOf, workspaceOf, type DashboardContext } from './dashboard-context.js';
 
 /** The playground calls as the workspace itself, with no API key: usage records carry the key id `dashboard`. */
@@ -28,49 +26,35 @@ export function playgroundKey(ownerId: string): ApiKeyRecord {
 
 /**
  * POST /api/dashboard/workspaces/:ws/playground/chat: the same pipeline and the
- * same answer as /api/router/v1/chat/completions (chat-completions-route.ts),
+ * same answer as /api/router/v1/chat/completions (openai-chat/),
  * authorised by the session instead of a key.
  */
 export function registerPlaygroundRoute(app: FastifyInstance, { deps, services }: DashboardContext): void {
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const workspace = await workspaceOf(request, services);
-    // Limited per person (MODELPORT_DEFAULT_RPM), with the same limiter as keys; the router's own limits apply too.
-    const ticket = await deps.rateLimiter.admitRequest({ ...playgroundKey(workspace.id), id: `dashboard:${sessionOf(request).userId}` });
-    request.gateway.rateTicket = ticket;
-    reply.raw.once('close', () => deps.rateLimiter.finish(ticket, request.gateway.promptTokens + request.gateway.completionTokens));
-    void reply.headers(ticket.headers);
-    const body = request.body as ChatRequestBody;
-    // A router of another workspace is not found, rather than forbidden: its existence is not revealed.
-    if (typeof body.model === 'string' && body.model !== '' && !body.model.startsWith('agent:')) {
-      const router = body.model.length <= 128 ? await deps.routers.find(body.model) : undefined;
-      if (router === undefined || router.ownerId !== workspace.id) throw errors.routerNotFound(body.model);
-    }
-    request.gateway.key = playgroundKey(workspace.id);
-    const routed = await prepareRoutedCall(request, reply, { chatRequest: toChatRequest(body), bodyModel: body.model, idPrefix: 'chatcmpl-' }, deps);
-    return runRoutedCall(request, routed, deps, async () => {
-      if (body.stream === true) return streamCompletion(request, reply, routed, deps, body.stream_options?.include_usage === true);
-      const { result, model, usage, meta } = await completeRoutedCall(request, reply, routed, deps);
-      return chatCompletionBody({
-        id: routed.completionId,
-        created: routed.created,
-        model: model.id,
-        message: result.message,
-        finishReason: result.finishReason,
-        usage,
-        systemFingerprint: result.systemFingerprint,
-        meta,
-      });
-    });
-  };
+  const handler = routedHandler(openAIChatSurface, deps, {
+    async authorize(request, reply, decoded) {
+      const workspace = await workspaceOf(request, services);
+      // Limited per person (MODELPORT_DEFAULT_RPM), with the same limiter as keys; the router's own limits apply too.
+      const key = playgroundKey(workspace.id);
+      await admitCall(request, reply, { ...key, id: `dashboard:${sessionOf(request).userId}` }, deps);
+      // A router of another workspace is not found, rather than forbidden: its existence is not revealed.
+      const model = decoded.model;
+      if (typeof model === 'string' && model !== '' && !model.startsWith('agent:')) {
+        const router = model.length <= 128 ? await deps.routers.find(model) : undefined;
+        if (router === undefined || router.ownerId !== workspace.id) throw errors.routerNotFound(model);
+      }
+      // From here on the call is the workspace's, and recorded under the playground key.
+      request.gateway.key = key;
+    },
+  });
 
   app.post(
     `${DASHBOARD_PREFIX}/workspaces/:ws/playground/chat`,
     {
-      schema: { body: chatRequestSchema },
+      schema: { body: openAIChatRequestSchema },
       preValidation: requireBody,
-      onRequest: startRequestState,
-      // One usage record per playground call that got as far as a router, failures included (streams record their own).
-      onResponse: recordUsageOnResponse(deps.usage),
+      onRequest: startCall,
+      // One usage record per playground call that got as far as a router, failures included (streams settle their own).
+      onResponse: settleOnResponse(deps),
       onError: noteErrorCode,
     },
     handler,

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AdminInputError } from '../../admin/admin-errors.js';
 import type { RouterSettingsChange } from '../../admin/router-settings-input.js';
+import type { IsoTimes, RouterView } from '../../dashboard/dashboard-api-types.js';
 import type { Workspace } from '../../dashboard/workspaces.js';
 import { resolveRange } from '../../dashboard/usage-report.js';
 import { errors } from '../../lib/errors.js';
@@ -38,7 +39,7 @@ function adminError(error: unknown): unknown {
   return errors.invalidRequest(message, param);
 }
 
-function routerView(router: RouterRecord) {
+function routerView(router: RouterRecord): IsoTimes<RouterView> {
   return withIsoTimes({ id: router.id, name: router.name, models: router.models, strategy: router.strategy, settings: router.settings, createdAt: router.createdAt, updatedAt: router.updatedAt });
 }
 

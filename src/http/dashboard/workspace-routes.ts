@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { SessionView, WorkspaceView } from '../../dashboard/dashboard-api-types.js';
 import { errors } from '../../lib/errors.js';
 import { DASHBOARD_PREFIX, sessionOf, withIsoTimes, workspaceOf, type DashboardContext } from './dashboard-context.js';
 
@@ -16,7 +17,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { services }: Dash
     return user;
   };
 
-  app.get(`${DASHBOARD_PREFIX}/session`, async (request) => {
+  app.get(`${DASHBOARD_PREFIX}/session`, async (request): Promise<SessionView> => {
     const session = sessionOf(request);
     const user = await currentUser(session.userId);
     const workspaces = await services.workspaces.listForUser(user.id, user.email);
@@ -30,7 +31,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { services }: Dash
   app.post(`${DASHBOARD_PREFIX}/organizations`, { schema: { body: newOrganizationSchema } }, async (request, reply) => {
     const { name } = request.body as Static<typeof newOrganizationSchema>;
     const workspace = await services.workspaces.createOrganization(sessionOf(request).userId, name);
-    return reply.status(201).send({ id: workspace.id, name: workspace.name, kind: workspace.kind, role: workspace.role });
+    return reply.status(201).send({ id: workspace.id, name: workspace.name, kind: workspace.kind, role: workspace.role } satisfies WorkspaceView);
   });
 
   app.get(`${DASHBOARD_PREFIX}/workspaces/:ws/members`, async (request) => {

@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { anthropicErrors, sseBytes, startFakeAnthropic, type FakeAnthropic, type FakeHttpError } from '../../../test/support/fake-anthropic.js';
 import { UpstreamError, type ChatModel, type ChatRequest, type StreamPart, type UpstreamErrorKind } from '../contract.js';
-import { createUpstreamDispatcher, type UpstreamTimeouts } from '../http-client.js';
+import { createUpstreamDispatcher, type UpstreamTimeouts } from '../transport/http-client.js';
 import { createAnthropicChatModel } from './anthropic-chat-model.js';
 
 const timeouts: UpstreamTimeouts = { connectMs: 1_000, firstByteMs: 2_000, idleMs: 2_000, totalMs: 10_000 };

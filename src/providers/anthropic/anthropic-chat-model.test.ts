@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Dispatcher } from 'undici';
 import { sseBytes, startFakeAnthropic, streamEvents, type FakeAnswer, type FakeAnthropic, type FakeStopReason } from '../../../test/support/fake-anthropic.js';
 import type { ChatModel, ChatRequest, FinishReason, StreamPart } from '../contract.js';
-import { createUpstreamDispatcher, type UpstreamTimeouts } from '../http-client.js';
+import { createUpstreamDispatcher, type UpstreamTimeouts } from '../transport/http-client.js';
 import { createAnthropicChatModel } from './anthropic-chat-model.js';
 
 const timeouts: UpstreamTimeouts = { connectMs: 1_000, firstByteMs: 2_000, idleMs: 2_000, totalMs: 10_000 };

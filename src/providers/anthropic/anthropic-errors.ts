@@ -32,24 +32,3 @@ export function streamErrorToUpstreamError(provider: string, body: AnthropicErro
     responseBody: raw.slice(0, 4_096),
   });
 }
-
-/**
- * A request the gateway cannot put into Anthropic's format because it is
- * malformed (tool arguments that are not JSON, a broken data: URL): the
- * client gets a 400, and no other model is tried since the request is at fault.
- */
-export function invalidRequest(provider: string, message: string): UpstreamError {
-  return new UpstreamError({ provider, kind: 'http', statusCode: 400, isRetryable: false, message });
-}
-
-/**
- * A well-formed request using something Anthropic's Messages API cannot take
- * (audio input, a file by id): a 400 for this model, but another provider may serve it.
- */
-export function unsupportedByAnthropic(provider: string, message: string): UpstreamError {
-  return new UpstreamError({ provider, kind: 'http', statusCode: 400, isRetryable: true, message });
-}
-
-export function invalidResponse(provider: string, detail: string): UpstreamError {
-  return new UpstreamError({ provider, kind: 'invalid_response', isRetryable: true, message: `${provider}: ${detail}` });
-}

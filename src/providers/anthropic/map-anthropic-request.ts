@@ -1,6 +1,6 @@
 import type { ChatRequest, ToolDefinition } from '../contract.js';
+import { invalidRequest } from '../provider-errors.js';
 import type { AnthropicMessagesRequest, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from './anthropic-api.js';
-import { invalidRequest } from './anthropic-errors.js';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
 
 /** Anthropic requires `max_tokens`; OpenAI does not. Used when the request sets no limit. */

@@ -4,8 +4,8 @@ import type { Dispatcher } from 'undici';
 import { azureErrors, requestedDeployment, startFakeAzureOpenAI, type FakeAzureOpenAI } from '../../../test/support/fake-azure-openai.js';
 import type { FakeAnswer } from '../../../test/support/fake-openai.js';
 import { UpstreamError, type ChatModel, type ChatRequest, type StreamPart, type UpstreamErrorKind } from '../contract.js';
-import { createUpstreamDispatcher, type UpstreamTimeouts } from '../http-client.js';
-import { findPreset, readProviderCredentials } from '../provider-presets.js';
+import { createUpstreamDispatcher, type UpstreamTimeouts } from '../transport/http-client.js';
+import { findPreset, readProviderCredentials } from '../credentials/provider-presets.js';
 import { AZURE_DEFAULT_API_VERSION, createAzureChatModel } from './azure-chat-model.js';
 
 const timeouts: UpstreamTimeouts = { connectMs: 1_000, firstByteMs: 2_000, idleMs: 2_000, totalMs: 10_000 };

@@ -1,5 +1,5 @@
 import type { ChatModel } from '../contract.js';
-import type { UpstreamHttp } from '../http-client.js';
+import type { UpstreamHttp } from '../transport/http-client.js';
 import { createOpenAIChatModel } from '../openai/openai-chat-model.js';
 
 /**

@@ -12,7 +12,7 @@ import {
   type FakeBedrockError,
 } from '../../../test/support/fake-bedrock.js';
 import { UpstreamError, type ChatModel, type ChatRequest, type StreamPart, type UpstreamErrorKind } from '../contract.js';
-import { createUpstreamDispatcher, type UpstreamTimeouts } from '../http-client.js';
+import { createUpstreamDispatcher, type UpstreamTimeouts } from '../transport/http-client.js';
 import { createBedrockChatModel, type BedrockProviderSettings } from './bedrock-chat-model.js';
 
 const timeouts: UpstreamTimeouts = { connectMs: 1_000, firstByteMs: 2_000, idleMs: 2_000, totalMs: 10_000 };

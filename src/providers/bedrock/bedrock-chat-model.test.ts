@@ -11,7 +11,7 @@ import {
   type RecordedBedrockRequest,
 } from '../../../test/support/fake-bedrock.js';
 import type { ChatModel, ChatRequest, FinishReason, StreamPart } from '../contract.js';
-import { createUpstreamDispatcher, type UpstreamTimeouts } from '../http-client.js';
+import { createUpstreamDispatcher, type UpstreamTimeouts } from '../transport/http-client.js';
 import { createBedrockChatModel } from './bedrock-chat-model.js';
 
 const timeouts: UpstreamTimeouts = { connectMs: 1_000, firstByteMs: 2_000, idleMs: 2_000, totalMs: 10_000 };

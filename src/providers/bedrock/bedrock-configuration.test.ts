@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultTimeouts, createUpstreamDispatcher } from '../http-client.js';
+import { defaultTimeouts, createUpstreamDispatcher } from '../transport/http-client.js';
 import { createChatModelFor } from '../model-factory.js';
-import { findPreset, readProviderCredentials } from '../provider-presets.js';
+import { findPreset, readProviderCredentials } from '../credentials/provider-presets.js';
 
 describe('Bedrock configuration from the environment', () => {
   it('is configured by AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, in us-east-1 unless a region is set', () => {

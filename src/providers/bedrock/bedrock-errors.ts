@@ -84,24 +84,6 @@ export function streamErrorMessageToUpstreamError(provider: string, code: string
   return new UpstreamError({ provider, kind: 'http', statusCode: 500, isRetryable: true, message: `${provider} stream failed (${code}): ${message}` });
 }
 
-/**
- * A request the gateway cannot put into Converse's format because it is
- * malformed (tool arguments that are not JSON, a broken data: URL): the client
- * gets a 400, and no other model is tried since the request is at fault.
- */
-export function invalidRequest(provider: string, message: string): UpstreamError {
-  return new UpstreamError({ provider, kind: 'http', statusCode: 400, isRetryable: false, message });
-}
-
-/** A well-formed request using something Converse cannot take (image URLs, audio): another provider may serve it. */
-export function unsupportedByBedrock(provider: string, message: string): UpstreamError {
-  return new UpstreamError({ provider, kind: 'http', statusCode: 400, isRetryable: true, message });
-}
-
-export function invalidResponse(provider: string, detail: string): UpstreamError {
-  return new UpstreamError({ provider, kind: 'invalid_response', isRetryable: true, message: `${provider}: ${detail}` });
-}
-
 function parseErrorBody(text: string): BedrockErrorBody | undefined {
   try {
     const parsed = bedrockErrorBodySchema.safeParse(JSON.parse(text));

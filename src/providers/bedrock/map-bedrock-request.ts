@@ -1,6 +1,6 @@
 import type { ChatRequest, ToolDefinition } from '../contract.js';
+import { invalidRequest } from '../provider-errors.js';
 import type { BedrockConverseRequest, BedrockInferenceConfig, BedrockTextBlock, BedrockToolChoice, BedrockToolSpec } from './bedrock-api.js';
-import { invalidRequest } from './bedrock-errors.js';
 import { convertToBedrockMessages } from './convert-to-bedrock-messages.js';
 
 export interface BedrockRequestOptions {

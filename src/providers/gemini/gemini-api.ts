@@ -15,7 +15,7 @@ export type GeminiPart =
   | { readonly fileData: { readonly mimeType?: string; readonly fileUri: string } }
   | {
       readonly functionCall: { readonly name: string; readonly args: Record<string, unknown> };
-      /** Gemini 3 asks for the signature it gave each call back; see convert-to-gemini-contents.ts. */
+      /** Gemini 3 asks for the signature it gave each call back; see convert-to-gemini-messages.ts. */
       readonly thoughtSignature?: string;
     }
   | { readonly functionResponse: { readonly name: string; readonly response: Record<string, unknown> } };

@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Dispatcher } from 'undici';
 import { startFakeGemini, type FakeGemini } from '../../../test/support/fake-gemini.js';
 import { UpstreamError, type ChatModel, type ChatRequest, type StreamPart } from '../contract.js';
-import { createUpstreamDispatcher, type UpstreamTimeouts } from '../http-client.js';
+import { createUpstreamDispatcher, type UpstreamTimeouts } from '../transport/http-client.js';
 import { createGeminiChatModel } from './gemini-chat-model.js';
 
 const timeouts: UpstreamTimeouts = { connectMs: 1_000, firstByteMs: 2_000, idleMs: 2_000, totalMs: 10_000 };

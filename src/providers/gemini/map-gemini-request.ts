@@ -1,6 +1,7 @@
 import type { ChatRequest, ToolDefinition } from '../contract.js';
-import { convertToGeminiContents, invalidRequest } from './convert-to-gemini-contents.js';
+import { convertToGeminiMessages } from './convert-to-gemini-messages.js';
 import type { GeminiFunctionDeclaration, GeminiGenerateContentRequest, GeminiGenerationConfig, GeminiToolConfig } from './gemini-api.js';
+import { invalidGeminiRequest } from './gemini-errors.js';
 
 export interface MapRequestOptions {
   readonly provider: string;
@@ -20,7 +21,7 @@ export interface MapRequestOptions {
  * https://ai.google.dev/api/generate-content#request-body
  */
 export function mapGeminiRequest(request: ChatRequest, options: MapRequestOptions): GeminiGenerateContentRequest {
-  const { contents, systemInstruction } = convertToGeminiContents(request.messages, {
+  const { contents, systemInstruction } = convertToGeminiMessages(request.messages, {
     provider: options.provider,
     placeholderThoughtSignatures: needsThoughtSignatures(options.modelId),
   });
@@ -64,7 +65,7 @@ function mapResponseFormat(format: unknown, provider: string): Pick<GeminiGenera
     const schema = isRecord(format.json_schema) ? format.json_schema.schema : undefined;
     return { responseMimeType: 'application/json', ...(isRecord(schema) ? { responseJsonSchema: withoutDialect(schema) } : {}) };
   }
-  throw invalidRequest(provider, `response_format of type ${JSON.stringify(format.type)} is not supported`);
+  throw invalidGeminiRequest(provider, `response_format of type ${JSON.stringify(format.type)} is not supported`);
 }
 
 function mapTools(request: ChatRequest, provider: string): Pick<GeminiGenerateContentRequest, 'tools' | 'toolConfig'> {
@@ -85,7 +86,7 @@ function mapTools(request: ChatRequest, provider: string): Pick<GeminiGenerateCo
     const mode = choice.allowed_tools.mode === 'required' ? 'ANY' : 'AUTO';
     toolConfig = { functionCallingConfig: mode === 'ANY' ? { mode, allowedFunctionNames: [...allowed] } : { mode } };
   } else {
-    throw invalidRequest(provider, `tool_choice ${JSON.stringify(choice).slice(0, 80)} is not supported`);
+    throw invalidGeminiRequest(provider, `tool_choice ${JSON.stringify(choice).slice(0, 80)} is not supported`);
   }
   const functionDeclarations = tools.map(
     (tool): GeminiFunctionDeclaration => ({

@@ -79,3 +79,4 @@ export type OpenAIChunk = z.infer<typeof openAIChunkSchema>;
 export const openAIStreamErrorSchema = z.looseObject({
   error: z.looseObject({ message: z.string().optional(), type: z.string().nullish(), code: z.unknown() }),
 });
+export type OpenAIStreamError = z.infer<typeof openAIStreamErrorSchema>;

@@ -1,20 +1,13 @@
-import {
-  UpstreamError,
-  type CallOptions,
-  type ChatModel,
-  type ChatRequest,
-  type ChatResult,
-  type StreamPart,
-  type ToolCall,
-} from '../contract.js';
-import type { UpstreamHttp } from '../http-client.js';
-import { postJsonForStream } from '../post-for-stream.js';
-import { postJsonForText, upstreamTarget } from '../post-json-text.js';
-import { streamServerSentParts, type ServerSentPartMapping } from '../sse-part-stream.js';
+import type { CallOptions, ChatModel, ChatRequest, ChatResult, StreamPart, ToolCall } from '../contract.js';
+import { invalidResponse } from '../provider-errors.js';
+import type { UpstreamHttp } from '../transport/http-client.js';
+import { postJsonForStream } from '../transport/post-for-stream.js';
+import { postJsonForText, upstreamTarget } from '../transport/post-json-text.js';
+import { streamServerSentParts } from '../transport/sse-part-stream.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
-import { openAIStreamErrorSchema, type OpenAIChunk } from './openai-api.js';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
-import { readChatResponse, readChunk } from './read-openai-response.js';
+import { openAIStreamMapping } from './map-openai-stream.js';
+import { readChatResponse } from './read-openai-response.js';
 
 /** What a complete call adds to the request's fields. */
 const NOT_STREAMED = { stream: false, stream_options: undefined };
@@ -100,73 +93,4 @@ export function createOpenAIChatModel(settings: OpenAIProviderSettings, modelId:
       return streamServerSentParts(provider, response.body, options.signal, openAIStreamMapping(provider));
     },
   };
-}
-
-/** OpenAI's chunks → parts: the answer is complete at [DONE]; a body that ends before a finish_reason was cut short. */
-function openAIStreamMapping(provider: string): ServerSentPartMapping {
-  let finished = false;
-  return {
-    event(event, push) {
-      if (event.data === '[DONE]') return true;
-      if (pushChunkParts(parseChunk(provider, event.data), push)) finished = true;
-      return false;
-    },
-    end() {
-      // A body that ends cleanly without [DONE] or a finish_reason was cut short
-      // (a proxy, a crashed worker): the answer is incomplete, not done.
-      if (!finished) throw invalidResponse(provider, 'stream ended before its finish_reason and [DONE]');
-    },
-  };
-}
-
-/** One stream event's chunk; throws an UpstreamError for an error event or a malformed chunk. */
-function parseChunk(provider: string, data: string): OpenAIChunk {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    throw invalidResponse(provider, 'stream event is not JSON');
-  }
-  // Only a body with an `error` field can be an error event: a failed zod parse on every normal chunk would
-  // build an error object with its issues each time, the largest share of a stream's garbage.
-  const streamError = typeof json === 'object' && json !== null && 'error' in json ? openAIStreamErrorSchema.safeParse(json) : undefined;
-  if (streamError?.success === true) {
-    throw new UpstreamError({
-      provider,
-      kind: 'http',
-      isRetryable: true,
-      message: streamError.data.error.message ?? `${provider} sent an error event`,
-      responseBody: data.slice(0, 4_096),
-    });
-  }
-  const chunk = readChunk(json);
-  if (chunk === undefined) throw invalidResponse(provider, 'stream chunk does not match the chunk shape');
-  return chunk;
-}
-
-/** Pushes a chunk's parts; true when one was the finish. */
-function pushChunkParts(chunk: OpenAIChunk, push: (part: StreamPart) => void): boolean {
-  const choice = chunk.choices[0];
-  if (choice !== undefined) {
-    const delta = choice.delta;
-    if (delta?.content) push({ type: 'text-delta', text: delta.content });
-    if (delta?.refusal) push({ type: 'refusal-delta', text: delta.refusal });
-    for (const call of delta?.tool_calls ?? []) {
-      push({
-        type: 'tool-call-delta',
-        index: call.index,
-        ...(call.id ? { id: call.id } : {}),
-        ...(call.function?.name ? { name: call.function.name } : {}),
-        argumentsDelta: call.function?.arguments ?? '',
-      });
-    }
-    if (choice.finish_reason) push({ type: 'finish', finishReason: mapOpenAIFinishReason(choice.finish_reason) });
-  }
-  const usage = convertOpenAIUsage(chunk.usage);
-  if (usage !== undefined) push({ type: 'usage', usage });
-  return Boolean(choice?.finish_reason);
-}
-
-function invalidResponse(provider: string, detail: string): UpstreamError {
-  return new UpstreamError({ provider, kind: 'invalid_response', isRetryable: true, message: `${provider}: ${detail}` });
 }

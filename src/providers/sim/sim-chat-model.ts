@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { abortableDelay, type ClientSignal } from '../../lib/client-abort.js';
-import { countPromptTokens, countTextTokens, messageText } from '../../accounting/token-counter.js';
+import { countPromptTokens, countTextTokens, messageText } from '../token-counter.js';
 import {
   UpstreamError,
   type CallOptions,

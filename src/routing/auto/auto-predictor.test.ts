@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadShippedCatalog } from '../catalog.js';
+import { loadShippedCatalog } from '../../catalog/catalog.js';
 import { createAutoPredictor, type AutoCandidate } from './auto-predictor.js';
 import { createPromptScorer, OUTCOME_COUNT } from './model.js';
 import { loadShippedAutoModel } from './shipped-model.js';

@@ -1,7 +1,8 @@
-import { messageText } from '../../accounting/token-counter.js';
+import { messageText } from '../../providers/token-counter.js';
 import type { ChatRequest } from '../../providers/contract.js';
 import type { AutoPredictor } from '../auto/auto-predictor.js';
-import { formatUsd, type CandidateEstimate, type RankedCandidate, type RoutingStrategy } from './routing-strategy.js';
+import { formatUsdEstimate } from '../../lib/money.js';
+import type { CandidateEstimate, RankedCandidate, RoutingStrategy } from './routing-strategy.js';
 
 /**
  * `auto`: prompt-aware routing. The predictor (src/routing/auto/, trained only
@@ -75,7 +76,7 @@ export function createAutoStrategy(source: AutoPredictorSource): RoutingStrategy
 }
 
 function reasonFor(candidate: CandidateEstimate, probability: number, meets: boolean, target: number): string {
-  const expected = `expected ${formatUsd(candidate.expectedCostUsd)}`;
+  const expected = `expected ${formatUsdEstimate(candidate.expectedCostUsd)}`;
   return meets
     ? `predicted ${probability.toFixed(2)} ≥ target ${target}; ${expected}`
     : `predicted ${probability.toFixed(2)} < target ${target}; ${expected}`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest } from '../../providers/contract.js';
-import { createModelCatalog } from '../catalog.js';
+import { createModelCatalog } from '../../catalog/catalog.js';
 import { FIXTURE_IDS, candidatesFor, fixtureModel, ids, strategyContext, userRequest } from '../../../test/support/routing-fixtures.js';
 import { costStrategy } from './cost-strategy.js';
 

@@ -1,4 +1,5 @@
-import { formatUsd, rankByScore, type RoutingStrategy } from './routing-strategy.js';
+import { formatUsdEstimate } from '../../lib/money.js';
+import { rankByScore, type RoutingStrategy } from './routing-strategy.js';
 
 /**
  * `cost_optimized`: the lowest expected cost of this request, in USD: prompt
@@ -12,6 +13,6 @@ export const costStrategy: RoutingStrategy = {
       candidates,
       'lower-first',
       (candidate) => candidate.expectedCostUsd,
-      (candidate, cost) => `expected ${formatUsd(cost)} (${candidate.promptTokens} prompt + ${candidate.outputTokens} output tokens)`,
+      (candidate, cost) => `expected ${formatUsdEstimate(cost)} (${candidate.promptTokens} prompt + ${candidate.outputTokens} output tokens)`,
     ),
 };

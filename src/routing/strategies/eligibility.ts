@@ -1,7 +1,8 @@
-import type { ModelCatalog, ModelInfo } from '../catalog.js';
+import type { ModelCatalog, ModelInfo } from '../../catalog/catalog.js';
 import type { Availability, ModelHealthView, RouterSettings } from '../routing-contract.js';
 import { estimateCandidate, type RequestProfile } from './estimates.js';
-import { formatUsd, type CandidateEstimate } from './routing-strategy.js';
+import { formatUsdEstimate } from '../../lib/money.js';
+import type { CandidateEstimate } from './routing-strategy.js';
 
 /**
  * The filters every strategy runs behind: a model that cannot serve the request
@@ -83,7 +84,7 @@ export function filterEligible(input: EligibilityInput): Eligibility {
     const healthKey = input.healthKey?.(model) ?? model.id;
     const estimate = estimateCandidate(model, profile, health, healthKey);
     if (ceiling !== undefined && estimate.expectedCostUsd > ceiling) {
-      dropped.push({ model: id, code: 'cost_ceiling', reason: `expected ${formatUsd(estimate.expectedCostUsd)} > the router's ceiling of ${formatUsd(ceiling)}` });
+      dropped.push({ model: id, code: 'cost_ceiling', reason: `expected ${formatUsdEstimate(estimate.expectedCostUsd)} > the router's ceiling of ${formatUsdEstimate(ceiling)}` });
       continue;
     }
     const availability = health?.availability(healthKey, now);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { estimateCarbonGrams } from '../../accounting/carbon.js';
-import { countPromptTokens } from '../../accounting/token-counter.js';
+import { countPromptTokens } from '../../providers/token-counter.js';
 import type { ChatRequest } from '../../providers/contract.js';
 import { fakeHealth, fixtureModel, userRequest } from '../../../test/support/routing-fixtures.js';
 import { BYTES_PER_TOKEN, DEFAULT_OUTPUT_TOKENS, IMAGE_TOKENS, estimateCandidate, expectedOutputTokens, profileRequest } from './estimates.js';

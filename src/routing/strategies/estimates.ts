@@ -1,8 +1,8 @@
 import { estimateCarbonGrams } from '../../accounting/carbon.js';
 import { computeCostUsd } from '../../accounting/cost.js';
-import { messageText } from '../../accounting/token-counter.js';
+import { messageText } from '../../providers/token-counter.js';
 import type { ChatRequest, Usage } from '../../providers/contract.js';
-import type { ModelInfo } from '../catalog.js';
+import type { ModelInfo } from '../../catalog/catalog.js';
 import type { ModelHealthView } from '../routing-contract.js';
 import type { CandidateEstimate } from './routing-strategy.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createModelCatalog } from '../catalog.js';
+import { createModelCatalog } from '../../catalog/catalog.js';
 import { FIXTURE_IDS, candidatesFor, fixtureModel, ids, strategyContext, userRequest } from '../../../test/support/routing-fixtures.js';
 import { qualityStrategy } from './quality-strategy.js';
 

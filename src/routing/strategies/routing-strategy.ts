@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../../providers/contract.js';
-import type { ModelInfo } from '../catalog.js';
+import type { ModelInfo } from '../../catalog/catalog.js';
 import type { RouterSettings } from '../routing-contract.js';
 
 /**
@@ -91,13 +91,6 @@ export function rankByScore(
   });
   const sign = direction === 'lower-first' ? 1 : -1;
   return scored.sort((a, b) => sign * (a.score - b.score));
-}
-
-/** USD with two significant digits and no exponent: $0.00012, $0.031, $1.20. */
-export function formatUsd(value: number): string {
-  if (value <= 0) return '$0';
-  const decimals = Math.max(2, 1 - Math.floor(Math.log10(value)));
-  return `$${value.toFixed(Math.min(decimals, 12))}`;
 }
 
 /** Milliseconds for people: 310 ms, 2.4 s. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { ChatRequest } from '../../providers/contract.js';
-import { createModelCatalog, type ModelInfo } from '../catalog.js';
+import { createModelCatalog, type ModelInfo } from '../../catalog/catalog.js';
 import type { LatencyEstimate } from '../routing-contract.js';
 import { T0, arbitraryLatency, arbitraryModels, fakeHealth, ids, strategyContext } from '../../../test/support/routing-fixtures.js';
 import { filterEligible } from './eligibility.js';

@@ -4,7 +4,7 @@ import { IconPencil, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { ApiError, workspacePath } from '../api/client';
-import type { Agent, AgentDefinition, Execution, Router } from '../api/types';
+import type { AgentDefinition, AgentWithVersions, Execution, Router } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
 import { formatDateTime } from '../components/format';
 import { ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
@@ -68,7 +68,7 @@ export function AgentDetailPage() {
   const navigate = useNavigate();
   const { name = '' } = useParams();
   const path = workspacePath(workspace.id, `/agents/${encodeURIComponent(name)}`);
-  const agent = useApi<Agent>(path);
+  const agent = useApi<AgentWithVersions>(path);
   const executions = useApi<unknown>(`${path}/executions?limit=20`);
   const routers = useApi<unknown>(workspacePath(workspace.id, '/routers'));
   const routerNames = new Map(listOf<Router>(routers.data).map((router) => [router.id, router.name]));
@@ -77,7 +77,7 @@ export function AgentDetailPage() {
   if (agent.error !== null) return <ErrorAlert error={agent.error} onRetry={agent.reload} title="Could not load the agent" />;
   if (agent.data === undefined) return <LoadingRows rows={6} />;
   const current = agent.data;
-  const versions = [...(current.versions ?? [])].sort((a, b) => b.version - a.version);
+  const versions = [...current.versions].sort((a, b) => b.version - a.version);
 
   const remove = () => {
     setDeleting(true);

@@ -1,7 +1,7 @@
 import { Alert, Badge, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { Link, useParams } from 'react-router-dom';
 import { workspacePath } from '../api/client';
-import type { Execution, ExecutionStep } from '../api/types';
+import type { ExecutionStep, ExecutionWithSteps } from '../api/types';
 import { useApi } from '../api/use-api';
 import { formatDateTime, formatGrams, formatMs, formatUsd } from '../components/format';
 import { ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
@@ -72,7 +72,7 @@ function StepCard({ step }: { readonly step: ExecutionStep }) {
 export function ExecutionPage() {
   const workspace = useWorkspace();
   const { id = '' } = useParams();
-  const execution = useApi<Execution>(workspacePath(workspace.id, `/executions/${encodeURIComponent(id)}`));
+  const execution = useApi<ExecutionWithSteps>(workspacePath(workspace.id, `/executions/${encodeURIComponent(id)}`));
   if (execution.error !== null) return <ErrorAlert error={execution.error} onRetry={execution.reload} title="Could not load the execution" />;
   if (execution.data === undefined) return <LoadingRows rows={6} />;
   const run = execution.data;
@@ -125,7 +125,7 @@ export function ExecutionPage() {
         </Stack>
       </Paper>
       <Title order={4}>Steps</Title>
-      {(run.steps ?? []).map((step) => (
+      {run.steps.map((step) => (
         <StepCard key={step.name} step={step} />
       ))}
     </Stack>

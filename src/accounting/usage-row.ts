@@ -1,0 +1,43 @@
+import type { UsageRecordRow } from '../storage/schema.js';
+
+/** A usage record as the CLI (`modelport usage list`) and the dashboard's request log show it. Times are epoch ms. */
+export interface UsageRow {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly ownerId: string | null;
+  readonly keyId: string | null;
+  readonly routerId: string | null;
+  readonly model: string | null;
+  readonly status: number;
+  readonly errorCode: string | null;
+  readonly streamed: boolean;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly totalTokens: number;
+  readonly costUsd: number;
+  readonly latencyMs: number;
+  readonly carbonGrams: number;
+  readonly attempts: number;
+}
+
+/** The one mapping from a stored usage record to the row people see. */
+export function toUsageRow(row: UsageRecordRow): UsageRow {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    ownerId: row.owner_id,
+    keyId: row.key_id,
+    routerId: row.router_id,
+    model: row.model,
+    status: row.status,
+    errorCode: row.error_code,
+    streamed: Boolean(row.streamed),
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    totalTokens: row.total_tokens,
+    costUsd: row.cost_usd,
+    latencyMs: row.latency_ms,
+    carbonGrams: row.carbon_grams,
+    attempts: row.attempts,
+  };
+}

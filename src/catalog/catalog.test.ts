@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { CATALOG_PATH, buildCatalog, genaiPricesVersion, readModelFacts, serializeCatalog } from '../../scripts/refresh-catalog.js';
+import { PROVIDER_PRESETS } from '../providers/credentials/provider-presets.js';
+import { catalogFromData, loadShippedCatalog, parseModelRef } from './catalog.js';
+import { shippedCatalogSchema } from './data/shipped-catalog-schema.js';
+
+const shippedText = readFileSync(CATALOG_PATH, 'utf8');
+const shipped = shippedCatalogSchema.parse(JSON.parse(shippedText));
+const catalog = loadShippedCatalog();
+const models = catalog.list();
+const chatModels = models.filter((model) => !model.simulated);
+const knownProviders = new Set([...PROVIDER_PRESETS.map((preset) => preset.name), 'sim']);
+const LOCAL_PROVIDERS = new Set(['ollama', 'vllm', 'lmstudio', 'llamacpp']);
+
+describe('shipped model catalog', () => {
+  it('has at least 60 real chat models, across the providers routers are built from', () => {
+    assert.ok(chatModels.length >= 60, `${chatModels.length} models`);
+    const count = (provider: string) => chatModels.filter((model) => model.provider === provider).length;
+    for (const provider of ['openai', 'anthropic', 'gemini', 'mistral', 'deepseek', 'groq', 'together', 'xai', 'ollama']) {
+      assert.ok(count(provider) >= 2, `${provider}: ${count(provider)} models`);
+    }
+    for (const provider of ['fireworks', 'cerebras', 'openrouter', 'perplexity', 'vllm', 'azure', 'bedrock']) {
+      assert.ok(count(provider) >= 1, `${provider}: no model`);
+    }
+    const llamas = chatModels.filter((model) => /llama/i.test(model.model));
+    for (const provider of ['groq', 'together']) assert.ok(llamas.some((model) => model.provider === provider), `a Llama on ${provider}`);
+  });
+
+  it('keeps the models other code and tests name', () => {
+    for (const id of [
+      'openai:gpt-4o',
+      'openai:gpt-4o-mini',
+      'openai:gpt-4.1-nano',
+      'anthropic:claude-3-5-haiku-latest',
+      'anthropic:claude-sonnet-4-5',
+      'gemini:gemini-2.0-flash',
+      'gemini:gemini-2.5-pro',
+      'bedrock:anthropic.claude-3-5-haiku-20241022-v1:0',
+      'bedrock:amazon.nova-lite-v1:0',
+      'bedrock:meta.llama3-1-70b-instruct-v1:0',
+      'azure:gpt-4o-mini',
+      'groq:llama-3.3-70b-versatile',
+      'together:meta-llama/Llama-3.3-70B-Instruct-Turbo',
+      'deepseek:deepseek-chat',
+      'ollama:llama3.1',
+    ]) {
+      assert.equal(catalog.get(id)?.id, id, id);
+    }
+  });
+
+  it('names every model provider:model with a known provider preset', () => {
+    for (const model of models) {
+      const ref = parseModelRef(model.id);
+      assert.ok(ref !== undefined, model.id);
+      assert.equal(ref.provider, model.provider);
+      assert.ok(knownProviders.has(model.provider), `${model.id}: unknown provider ${model.provider}`);
+      for (const alias of model.aliases ?? []) assert.equal(parseModelRef(alias)?.provider, model.provider, `${model.id}: alias ${alias}`);
+    }
+  });
+
+  it('gives every figure a source', () => {
+    for (const entry of shipped.models) {
+      assert.ok(entry.pricing.source.length > 0, `${entry.id}: price source`);
+      assert.ok(entry.quality.source.length > 0, `${entry.id}: quality source`);
+      assert.match(entry.activeParamsB.source, /^(published|estimate|simulated)/, `${entry.id}: parameter count source`);
+      assert.ok(entry.limitsSource.length > 0 && entry.capabilitiesSource.length > 0 && entry.speedSource.length > 0, entry.id);
+      if (entry.retired) assert.ok((entry.retiredSource ?? '').length > 0, `${entry.id}: why retired`);
+    }
+  });
+
+  it('takes the prices of hosted models from genai-prices, and prices local ones at zero', () => {
+    assert.equal(shipped.pricesFrom, `@pydantic/genai-prices ${genaiPricesVersion()}`);
+    for (const entry of shipped.models) {
+      const provider = parseModelRef(entry.id)?.provider ?? '';
+      if (LOCAL_PROVIDERS.has(provider)) {
+        assert.equal(entry.pricing.inputPerMTok + entry.pricing.outputPerMTok, 0, entry.id);
+        assert.equal(entry.region, 'local', entry.id);
+      } else if (provider !== 'sim') {
+        assert.match(entry.pricing.source, /^@pydantic\/genai-prices /, entry.id);
+      }
+    }
+  });
+
+  it('keeps prices consistent: cache reads cost no more than input, tiers rise with the prompt', () => {
+    for (const model of models) {
+      const { pricing } = model;
+      if (pricing.cachedInputPerMTok !== undefined) assert.ok(pricing.cachedInputPerMTok <= pricing.inputPerMTok, model.id);
+      let previous = { aboveInputTokens: 0, inputPerMTok: pricing.inputPerMTok };
+      for (const tier of pricing.tiers ?? []) {
+        assert.ok(tier.aboveInputTokens > previous.aboveInputTokens && tier.inputPerMTok >= previous.inputPerMTok, `${model.id}: tiers`);
+        previous = tier;
+      }
+      assert.ok(model.maxOutputTokens <= model.contextWindow, `${model.id}: output limit within the window`);
+    }
+    const pro = catalog.get('gemini:gemini-2.5-pro')?.pricing;
+    assert.deepEqual(pro?.tiers?.map((tier) => tier.aboveInputTokens), [200_000]);
+  });
+
+  it('puts every model in a known region with PUE and grid intensity, each with its source', () => {
+    for (const entry of shipped.models) {
+      const region = shipped.regions[entry.region];
+      assert.ok(region !== undefined, `${entry.id}: region ${entry.region}`);
+      assert.ok(region.pue >= 1 && region.gridGCo2PerKWh > 0, entry.region);
+      assert.ok(region.pueSource.length > 0 && region.gridSource.length > 0, entry.region);
+    }
+    for (const key of ['us-azure', 'us-aws', 'us-gcp', 'us-anthropic', 'eu-mistral', 'cn-deepseek', 'local']) assert.ok(shipped.regions[key] !== undefined, key);
+  });
+
+  it('lets the operator set the local region', () => {
+    const localRegion = { pue: 1.4, gridGCo2PerKWh: 20 };
+    const custom = loadShippedCatalog({ localRegion });
+    assert.deepEqual(custom.get('ollama:llama3.1')?.region, localRegion);
+    assert.deepEqual(custom.get('openai:gpt-4o')?.region, catalog.get('openai:gpt-4o')?.region, 'hosted models keep theirs');
+  });
+
+  it('resolves aliases to the same model', () => {
+    const haiku = catalog.get('anthropic:claude-3-5-haiku-latest');
+    assert.ok(haiku !== undefined);
+    assert.equal(catalog.get('anthropic:claude-3-5-haiku-20241022'), haiku);
+    assert.equal(catalog.get('openai:gpt-4o-mini-2024-07-18'), catalog.get('openai:gpt-4o-mini'));
+    assert.equal(catalog.get('ollama:llama3.1:8b')?.id, 'ollama:llama3.1');
+    for (const model of models) for (const alias of model.aliases ?? []) assert.equal(catalog.get(alias), model, alias);
+  });
+
+  it('lists no id or alias twice', () => {
+    const seen = new Set<string>();
+    for (const model of models) {
+      for (const id of [model.id, ...(model.aliases ?? [])]) {
+        assert.ok(!seen.has(id), `${id} is listed twice`);
+        seen.add(id);
+      }
+    }
+  });
+
+  it('keeps the simulator models as they were', () => {
+    const sim = (id: string) => shipped.models.find((entry) => entry.id === id);
+    assert.deepEqual(sim('sim:small')?.pricing, { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075, source: 'simulated: priced like a small hosted model' });
+    assert.deepEqual(sim('sim:medium')?.pricing, { inputPerMTok: 0.5, outputPerMTok: 1.5, cachedInputPerMTok: 0.25, source: 'simulated: priced like a medium hosted model' });
+    assert.deepEqual(sim('sim:large')?.pricing, { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3, source: 'simulated: priced like a frontier hosted model' });
+    const figures = ['sim:small', 'sim:medium', 'sim:large'].map((id) => {
+      const model = catalog.get(id);
+      return [model?.contextWindow, model?.maxOutputTokens, model?.qualityScore, model?.activeParamsB, model?.typicalTtftMs, model?.typicalTokensPerSecond, model?.simulated];
+    });
+    assert.deepEqual(figures, [
+      [128_000, 16_384, 1200, 8, 150, 150, true],
+      [128_000, 16_384, 1280, 70, 250, 90, true],
+      [200_000, 32_000, 1380, 300, 500, 60, true],
+    ]);
+    assert.deepEqual(catalog.get('sim:small')?.region, { pue: 1.2, gridGCo2PerKWh: 400 });
+  });
+
+  it('is exactly what the generator makes of model-facts.json (run npm run catalog:refresh after editing either)', () => {
+    const generated = buildCatalog(readModelFacts(), { asOf: shipped.asOf, pricesVersion: genaiPricesVersion() });
+    assert.equal(serializeCatalog(generated), shippedText, 'models.json differs from the generator output: run npm run catalog:refresh');
+    assert.deepEqual(catalogFromData(generated).list(), models);
+  });
+});

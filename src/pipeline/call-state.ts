@@ -1,0 +1,119 @@
+import type { RateTicket } from '../limits/rate-limits.js';
+import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
+import type { NewUsageRecord } from '../storage/schema.js';
+
+/**
+ * What one routed call learns between its admission and its settle-up: who
+ * called, which router and model, what it used and cost. The usage record is
+ * read from it. Only the pipeline writes `settled` (call-settlement.ts), so a
+ * call is recorded and released exactly once whatever ends it.
+ */
+export interface CallState {
+  /** The request's id: the usage record's primary key. */
+  readonly requestId: string;
+  /** performance.now() when the request arrived: latency and the fallback deadline count from it. */
+  readonly startedAt: number;
+  key: ApiKeyRecord | undefined;
+  routerId: string | undefined;
+  model: string | undefined;
+  streamed: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  carbonGrams: number;
+  attempts: number;
+  /** The error code the call failed with, if it did. */
+  errorCode: string | null;
+  /** The call's rate-limit admissions, freed and corrected when it ends. */
+  rateTicket: RateTicket | undefined;
+  /** Set by the settle-up: nothing is recorded or released twice. */
+  settled: boolean;
+}
+
+export function createCallState(requestId: string, startedAt: number): CallState {
+  // Every field set here, in one order: one object shape for every request.
+  return {
+    requestId,
+    startedAt,
+    key: undefined,
+    routerId: undefined,
+    model: undefined,
+    streamed: false,
+    promptTokens: 0,
+    completionTokens: 0,
+    costUsd: 0,
+    carbonGrams: 0,
+    attempts: 0,
+    errorCode: null,
+    rateTicket: undefined,
+    settled: false,
+  };
+}
+
+/** What a usage record says of one routed call (a request, or one step of an agent run). */
+export interface CallUsage {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly ownerId: string | null;
+  readonly keyId: string | null;
+  readonly routerId: string | null;
+  readonly model: string | null;
+  readonly status: number;
+  readonly errorCode: string | null;
+  readonly streamed: boolean;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly costUsd: number;
+  readonly latencyMs: number;
+  readonly carbonGrams: number;
+  readonly attempts: number;
+}
+
+/** The usage row of a call: the one mapping from a call to the stored record. */
+export function usageRow(usage: CallUsage): NewUsageRecord {
+  return {
+    id: usage.id,
+    created_at: usage.createdAt,
+    owner_id: usage.ownerId,
+    key_id: usage.keyId,
+    router_id: usage.routerId,
+    model: usage.model,
+    status: usage.status,
+    error_code: usage.errorCode,
+    streamed: usage.streamed ? 1 : 0,
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    cost_usd: usage.costUsd,
+    latency_ms: usage.latencyMs,
+    carbon_grams: usage.carbonGrams,
+    attempts: usage.attempts,
+  };
+}
+
+/** A request's usage, from its state, as it ends with `status`. */
+export function requestUsage(state: CallState, status: number, errorCode: string | null, createdAt: number): CallUsage {
+  return {
+    id: state.requestId,
+    createdAt,
+    ownerId: state.key?.ownerId ?? null,
+    keyId: state.key?.id ?? null,
+    routerId: state.routerId ?? null,
+    model: state.model ?? null,
+    status,
+    errorCode,
+    streamed: state.streamed,
+    promptTokens: state.promptTokens,
+    completionTokens: state.completionTokens,
+    costUsd: state.costUsd,
+    latencyMs: roundTo(performance.now() - state.startedAt, 2),
+    carbonGrams: state.carbonGrams,
+    attempts: state.attempts,
+  };
+}
+
+/** Milliseconds as reported in `_meta` and usage records: two decimals. */
+export function roundTo(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

@@ -1,0 +1,52 @@
+import type { ChatModel } from '../contract.js';
+import type { UpstreamHttp } from '../transport/http-client.js';
+import { createChatModelFor } from '../model-factory.js';
+import { findPreset, type ProviderCredentials } from './provider-presets.js';
+import { createSimChatModel, type SimSettings } from '../sim/sim-chat-model.js';
+
+export interface ProvidersConfig {
+  /** Server-wide credentials per provider name (see provider-presets.ts). */
+  readonly credentials?: ReadonlyMap<string, ProviderCredentials>;
+  readonly sim: SimSettings;
+  /** max_tokens to send to providers that require one (Anthropic) when the request has none. */
+  readonly defaultMaxTokens?: (provider: string, modelId: string) => number | undefined;
+}
+
+/** The callable model for a `provider:model`, or undefined when it cannot be called. */
+export type ModelResolver = (provider: string, modelId: string) => ChatModel | undefined;
+
+export interface ProviderRegistry {
+  /** The callable model, or undefined when its provider is not configured here. */
+  resolve(provider: string, modelId: string): ChatModel | undefined;
+  /** Providers that can be called. */
+  configured(): readonly string[];
+}
+
+/** Builds each model client once and reuses it: nothing is allocated per request. */
+export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHttp): ProviderRegistry {
+  // Provider, then model: no `provider:model` string is built per lookup (several per request).
+  const models = new Map<string, Map<string, ChatModel>>();
+  const credentialsByProvider = config.credentials ?? new Map<string, ProviderCredentials>();
+
+  const build = (provider: string, modelId: string): ChatModel | undefined => {
+    if (provider === 'sim') return createSimChatModel(config.sim, modelId);
+    const preset = findPreset(provider);
+    const credentials = credentialsByProvider.get(provider);
+    if (preset === undefined || credentials === undefined) return undefined;
+    return createChatModelFor(preset, credentials, modelId, { http, defaultMaxTokens: config.defaultMaxTokens?.(provider, modelId) });
+  };
+
+  return {
+    resolve(provider, modelId) {
+      let ofProvider = models.get(provider);
+      const cached = ofProvider?.get(modelId);
+      if (cached !== undefined) return cached;
+      const model = build(provider, modelId);
+      if (model === undefined) return undefined;
+      if (ofProvider === undefined) models.set(provider, (ofProvider = new Map()));
+      ofProvider.set(modelId, model);
+      return model;
+    },
+    configured: () => ['sim', ...credentialsByProvider.keys()],
+  };
+}
