@@ -136,7 +136,7 @@ async function runBench(options: BenchOptions): Promise<{ result: BenchResult; p
     // The streamed path runs code the non-streamed one does not (the SSE parser, the relay, the chunk encoder). Without
     // its own warm-up it got 20 sequential streams before being measured, while TurboFan compiles a large function in
     // 20–55 ms on this machine, on helper threads that share the two cores: time to first byte is measured on a warm
-    // gateway, as the rest (docs/performance.md, sixth session).
+    // gateway, as the rest.
     await measured('warm-up direct streams', paths.directStream, () => saturate(paths.directStream, options.connections, options.warmupS));
     await measured('warm-up gateway streams', paths.gatewayStream, () => saturate(paths.gatewayStream, options.connections, options.warmupS));
     processes.length = 0;

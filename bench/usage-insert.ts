@@ -9,7 +9,7 @@ import { usageRecord } from '../test/support/usage-fixtures.js';
 
 /**
  * What a usage record costs the SQLite writer as the table grows, with the request ids the gateway makes
- * (time-ordered) and with random ones (its ids before the tenth session): 500-row INSERTs through the usage
+ * (time-ordered) and with random ones (what a random primary key costs): 500-row INSERTs through the usage
  * repository on a migrated database in WAL mode, as the writer thread runs them, timed per row for each
  * stretch of `step` rows.
  *

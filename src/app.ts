@@ -154,6 +154,8 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   // In memory per process; with REDIS_URL, back-offs, circuit openings and latency are shared (cluster/health-sync.ts).
   const health = createModelHealth(config.health, now);
   cluster.shareHealth(health);
+  // Requests and agent steps report to the same health, and their upstream failures are counted alike.
+  const observedHealth = countingUpstreamErrors(health, metrics);
   // The registry builds each server-wide model once: any other instance runs on an owner's own credentials.
   const isServerModel = (model: ChatModel) => providers.resolve(model.provider, model.modelId) === model;
   const agents = createAgentService({
@@ -165,7 +167,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     runtime: {
       ownerCatalogs,
       providers: ownerProviders,
-      health,
+      health: observedHealth,
       isServerModel,
       now,
       settings: { maxAttempts: config.maxAttempts, fallbackDeadlineMs: config.fallbackDeadlineMs },
@@ -186,7 +188,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       ownerCatalogs,
       providers: ownerProviders,
       usage,
-      health: countingUpstreamErrors(health, metrics),
+      health: observedHealth,
       budgets,
       metrics,
       isServerModel,

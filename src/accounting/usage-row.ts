@@ -1,6 +1,9 @@
-import type { UsageRecordRow } from '../storage/schema.js';
+import type { NewUsageRecord, UsageRecordRow } from '../storage/schema.js';
 
-/** A usage record as the CLI (`modelport usage list`) and the dashboard's request log show it. Times are epoch ms. */
+/**
+ * A usage record in the gateway's own terms: what the pipeline records of a call, and what the CLI
+ * (`modelport usage list`) and the dashboard's request log show of it. Times are epoch ms.
+ */
 export interface UsageRow {
   readonly id: string;
   readonly createdAt: number;
@@ -38,6 +41,28 @@ export function toUsageRow(row: UsageRecordRow): UsageRow {
     costUsd: row.cost_usd,
     latencyMs: row.latency_ms,
     carbonGrams: row.carbon_grams,
+    attempts: row.attempts,
+  };
+}
+
+/** The one mapping from a call's usage to the stored record (the total is derived, never passed). */
+export function toUsageRecord(row: Omit<UsageRow, 'totalTokens'>): NewUsageRecord {
+  return {
+    id: row.id,
+    created_at: row.createdAt,
+    owner_id: row.ownerId,
+    key_id: row.keyId,
+    router_id: row.routerId,
+    model: row.model,
+    status: row.status,
+    error_code: row.errorCode,
+    streamed: row.streamed ? 1 : 0,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    total_tokens: row.promptTokens + row.completionTokens,
+    cost_usd: row.costUsd,
+    latency_ms: row.latencyMs,
+    carbon_grams: row.carbonGrams,
     attempts: row.attempts,
   };
 }

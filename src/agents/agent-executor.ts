@@ -1,4 +1,5 @@
 import { GatewayError, errors } from '../lib/errors.js';
+import { formatUsd } from '../lib/money.js';
 import { createId } from '../lib/random-id.js';
 import type { ChatMessage, ChatRequest, ToolDefinition, Usage } from '../providers/contract.js';
 import { RoutingFailure } from '../routing/fallback.js';
@@ -115,7 +116,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
   const checkCost = () => {
     const spent = totalCost();
     if (spent >= limits.maxCostUsd) {
-      throw errors.agentCostLimit(`The run has cost $${roundTo(spent, 6)}, at or above the agent's cap of $${limits.maxCostUsd}; no further step was started.`);
+      throw errors.agentCostLimit(`The run has cost ${formatUsd(spent)}, at or above the agent's cap of ${formatUsd(limits.maxCostUsd)}; no further step was started.`);
     }
   };
 

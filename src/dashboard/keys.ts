@@ -7,8 +7,6 @@ import type { RoutersRepository } from '../storage/routers-repository.js';
 import type { CreatedKeyView, KeyStatus, KeyView, RotatedKeyView } from './dashboard-api-types.js';
 import type { Workspace } from './workspaces.js';
 
-export type { KeyStatus, KeyView } from './dashboard-api-types.js';
-
 const DAY = 86_400_000;
 /** Spec 5.6: rotate keys about every 90 days. */
 export const OLD_KEY_AGE_MS = 90 * DAY;

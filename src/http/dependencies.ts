@@ -12,9 +12,13 @@ import type { ModelCatalog } from '../catalog/catalog.js';
 import type { OwnerCatalogs } from '../catalog/owner-catalog.js';
 import type { RouterDirectory } from '../routing/router-directory.js';
 import type { ModelHealth } from '../routing/routing-contract.js';
+import type { PipelineDependencies } from '../pipeline/routed-call.js';
 
-/** Everything the HTTP layer needs, built once by main.ts (or a test) and passed in. */
-export interface AppDependencies {
+/**
+ * Everything the HTTP layer needs, built once by app.ts (or a test) and passed in: the pipeline's dependencies
+ * (src/pipeline) and what only HTTP uses (keys, the dashboard, metrics, settings).
+ */
+export interface AppDependencies extends PipelineDependencies {
   readonly logger: Logger;
   readonly now: () => number;
   readonly authenticator: KeyAuthenticator;

@@ -6,7 +6,7 @@ import type { Bindings, ChildLoggerOptions, LevelWithSilent } from 'pino';
  * (the parent's bindings plus `requestId`) is built by the first line the
  * request logs at an enabled level. Most requests log nothing below `info`, and
  * a pino child is several objects and a bindings string that a held stream
- * would keep for its whole life (docs/performance.md, Held streams, fourth round).
+ * would keep for its whole life (docs/performance.md, Memory of held streams).
  */
 export class RequestLogger implements FastifyBaseLogger {
   readonly #parent: FastifyBaseLogger & { isLevelEnabled(level: string): boolean };

@@ -3,10 +3,10 @@ import { setsFlag } from './startup-heap.js';
 
 const FLAG = 'heap-growing-percent';
 /**
- * MODELPORT_HEAP_GROWING_PERCENT's default: 20. In the eighth session's measurements (docs/performance.md) it cost 0–5 %
- * more CPU per request at saturation (22 % in the fourth session, before the hot path's later work), and with the young
- * generation's cap (young-generation-cap.ts) took the RSS holding 5,000 streams down by 30–55 MiB in the full bench
- * (277–282 MiB in a fresh gateway, against 339–344). A gateway mostly holds streams that last seconds; memory is the
+ * MODELPORT_HEAP_GROWING_PERCENT's default: 20. It costs 0–5 % more CPU per request at saturation (more full
+ * collections, most of their marking concurrent), and with the young generation's cap (young-generation-cap.ts) took
+ * the RSS holding 5,000 streams down by 30–55 MiB in the full bench (277–282 MiB in a fresh gateway, against 339–344;
+ * docs/performance.md, Memory of held streams). A gateway mostly holds streams that last seconds; memory is the
  * scarcer resource there. `0` gives V8's own policy back.
  */
 export const DEFAULT_HEAP_GROWING_PERCENT = 20;
@@ -19,7 +19,7 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 20;
  * allocates. A burst of thousands of streams opening at once gets the largest: every request's transient objects
  * live while the burst is queued, are promoted, and die in the old generation; V8 then sets a limit far above what
  * the held streams keep, and does not collect again while they are held. The gateway holding 5,000 streams kept
- * 60–70 MiB of that garbage (RSS ~360 MiB against ~290 with 20 %; docs/performance.md, Held streams, fourth round).
+ * 60–70 MiB of that garbage (RSS ~360 MiB against ~290 with 20 %; docs/performance.md, Memory of held streams).
  * The cost is more frequent full collections, most of whose marking V8 does concurrently.
  *
  * `percent` 0 leaves V8's own policy. Nothing is changed when the operator set the flag themselves (`nodeOptions`).

@@ -26,7 +26,7 @@ export interface YoungGenerationProbe {
  * Why: V8 grows the young generation by doubling it after collections in which much survived, up to its maximum, and
  * keeps it there while the load lasts. A gateway holding thousands of streams allocates a little for each chunk of
  * each stream all the time, so its young generation stays at 2 × 16 MiB while its live objects are in the old
- * generation; at 8 MiB the gateway holding 5,000 streams took 20–45 MiB less (docs/performance.md, eighth session)
+ * generation; at 8 MiB the gateway holding 5,000 streams took 20–45 MiB less (docs/performance.md, Memory of held streams)
  * for a few percent more CPU per request at saturation (more scavenges).
  *
  * How: V8 reads `--max-semi-space-size` only when the process starts, but `--semi-space-growth-factor` each time it

@@ -58,7 +58,7 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
   const labels = ['router', 'model', 'status'] as const;
   // Requests, tokens, cost and carbon are counted in plain numbers and handed to prom-client when it is scraped: an
   // inc() on a labelled counter (a child's too) hashes its labels into a string and checks them, on every request
-  // (docs/performance.md, fifth session). The duration histogram is observed as it comes.
+  // (docs/performance.md, The request path). The duration histogram is observed as it comes.
   const seriesByLabels = new Map<string, RequestSeries>();
   const modelSeries = new Map<string, ModelSeries>();
   new Counter({

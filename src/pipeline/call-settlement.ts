@@ -2,7 +2,8 @@ import type { UsageRecorder } from '../accounting/usage-recorder.js';
 import { chargeQuietly, type BudgetGuard } from '../limits/budget-guard.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
-import { requestUsage, usageRow, type CallState } from './call-state.js';
+import { toUsageRecord } from '../accounting/usage-row.js';
+import { requestUsage, type CallState } from './call-state.js';
 
 /**
  * How a routed call ends, whatever ends it (an answer, an error, a client that
@@ -33,7 +34,7 @@ export interface CallLog {
 export function settleCall(call: CallState, status: number, errorCode: string | null, deps: SettlementDependencies): void {
   if (call.settled) return;
   call.settled = true;
-  if (call.key !== undefined) deps.usage.record(usageRow(requestUsage(call, status, errorCode, Date.now())));
+  if (call.key !== undefined) deps.usage.record(toUsageRecord(requestUsage(call, status, errorCode, Date.now())));
 }
 
 /**

@@ -1,6 +1,6 @@
+import type { UsageRow } from '../accounting/usage-row.js';
 import type { RateTicket } from '../limits/rate-limits.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
-import type { NewUsageRecord } from '../storage/schema.js';
 
 /**
  * What one routed call learns between its admission and its settle-up: who
@@ -51,45 +51,7 @@ export function createCallState(requestId: string, startedAt: number): CallState
 }
 
 /** What a usage record says of one routed call (a request, or one step of an agent run). */
-export interface CallUsage {
-  readonly id: string;
-  readonly createdAt: number;
-  readonly ownerId: string | null;
-  readonly keyId: string | null;
-  readonly routerId: string | null;
-  readonly model: string | null;
-  readonly status: number;
-  readonly errorCode: string | null;
-  readonly streamed: boolean;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly costUsd: number;
-  readonly latencyMs: number;
-  readonly carbonGrams: number;
-  readonly attempts: number;
-}
-
-/** The usage row of a call: the one mapping from a call to the stored record. */
-export function usageRow(usage: CallUsage): NewUsageRecord {
-  return {
-    id: usage.id,
-    created_at: usage.createdAt,
-    owner_id: usage.ownerId,
-    key_id: usage.keyId,
-    router_id: usage.routerId,
-    model: usage.model,
-    status: usage.status,
-    error_code: usage.errorCode,
-    streamed: usage.streamed ? 1 : 0,
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.promptTokens + usage.completionTokens,
-    cost_usd: usage.costUsd,
-    latency_ms: usage.latencyMs,
-    carbon_grams: usage.carbonGrams,
-    attempts: usage.attempts,
-  };
-}
+export type CallUsage = Omit<UsageRow, 'totalTokens'>;
 
 /** A request's usage, from its state, as it ends with `status`. */
 export function requestUsage(state: CallState, status: number, errorCode: string | null, createdAt: number): CallUsage {

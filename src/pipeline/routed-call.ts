@@ -1,4 +1,3 @@
-import type { CallAccount } from '../accounting/call-accounting.js';
 import type { ModelInfo } from '../catalog/catalog.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 import type { ClientSignal } from '../lib/client-abort.js';
@@ -10,11 +9,11 @@ import type { RouterDirectory } from '../routing/router-directory.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
 import { chargeCall, settleCall, type CallLog, type SettlementDependencies } from './call-settlement.js';
-import { roundTo, type CallState } from './call-state.js';
+import type { CallState } from './call-state.js';
 import { checkMessages } from './check-messages.js';
 import { completionId } from './completion-id.js';
 import { callRoute, prepareRoute, type PreparedRoute, type RouteCallDependencies } from './route-and-call.js';
-import { attemptsForMeta, type RouterMeta } from './router-meta.js';
+import { routerMeta, type RouterMeta } from './router-meta.js';
 
 /**
  * The one pipeline a routed call crosses, whichever surface it came in by:
@@ -167,33 +166,6 @@ export function noteAccount(call: CallState, modelId: string, usage: Usage, cost
   call.costUsd = costUsd;
   call.carbonGrams = carbonGrams;
   call.attempts = attempts;
-}
-
-/** `_meta` of a routed answer, whole or streamed: built here only. */
-export function routerMeta(
-  call: CallState,
-  prepared: PreparedCall,
-  model: ModelInfo,
-  account: CallAccount,
-  attempts: Parameters<typeof attemptsForMeta>[0],
-  firstAt: number | undefined,
-): RouterMeta {
-  return {
-    modelUsed: model.id,
-    cost: account.costUsd,
-    latencyMs: roundTo(performance.now() - call.startedAt, 2),
-    carbonGrams: account.carbonGrams,
-    embodiedCarbonGrams: account.embodiedCarbonGrams,
-    routerDecision: prepared.strategy,
-    routerId: prepared.router.id,
-    requestId: call.requestId,
-    provider: model.provider,
-    usageEstimated: account.usage.estimated,
-    // Absent from a whole answer's JSON (undefined is not serialised); one object shape either way.
-    timeToFirstTokenMs: firstAt === undefined ? undefined : roundTo(firstAt - call.startedAt, 2),
-    attempts: attemptsForMeta(attempts),
-    routing: prepared.routing,
-  };
 }
 
 /** The request's router, checked against the key (404/403); synchronous on a cache hit. */

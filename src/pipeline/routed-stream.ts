@@ -3,8 +3,8 @@ import type { FinishReason, Usage } from '../providers/contract.js';
 import { chargeCall, settleCall } from './call-settlement.js';
 import type { CallState } from './call-state.js';
 import { accountStream, streamRoute, type StartedStream } from './route-and-call.js';
-import { noteAccount, routerMeta, type PipelineDependencies, type PreparedCall } from './routed-call.js';
-import type { RouterMeta } from './router-meta.js';
+import { noteAccount, type PipelineDependencies, type PreparedCall } from './routed-call.js';
+import { routerMeta, type RouterMeta } from './router-meta.js';
 
 /**
  * The streamed half of the pipeline. The upstream's first part is awaited inside

@@ -1,5 +1,8 @@
+import type { CallAccount } from '../accounting/call-accounting.js';
+import type { ModelInfo } from '../catalog/catalog.js';
 import type { Attempt } from '../routing/fallback.js';
 import type { RoutingMeta } from '../routing/plan-route.js';
+import { roundTo, type CallState } from './call-state.js';
 
 /** The `_meta` object of a router response (spec 2.3), plus ModelPort's extra fields: the same in every wire format. */
 export interface RouterMeta {
@@ -21,7 +24,34 @@ export interface RouterMeta {
   readonly routing: RoutingMeta;
 }
 
+/** `_meta` of a routed answer, whole or streamed, in every wire format: built here only. */
+export function routerMeta(
+  call: CallState,
+  prepared: { readonly strategy: string; readonly router: { readonly id: string }; readonly routing: RoutingMeta },
+  model: ModelInfo,
+  account: CallAccount,
+  attempts: readonly Attempt[],
+  firstAt: number | undefined,
+): RouterMeta {
+  return {
+    modelUsed: model.id,
+    cost: account.costUsd,
+    latencyMs: roundTo(performance.now() - call.startedAt, 2),
+    carbonGrams: account.carbonGrams,
+    embodiedCarbonGrams: account.embodiedCarbonGrams,
+    routerDecision: prepared.strategy,
+    routerId: prepared.router.id,
+    requestId: call.requestId,
+    provider: model.provider,
+    usageEstimated: account.usage.estimated,
+    // Absent from a whole answer's JSON (undefined is not serialised); one object shape either way.
+    timeToFirstTokenMs: firstAt === undefined ? undefined : roundTo(firstAt - call.startedAt, 2),
+    attempts: attemptsForMeta(attempts),
+    routing: prepared.routing,
+  };
+}
+
 /** `_meta.attempts`: each attempt as its own object, so later changes to the fallback's list never show in an answer. */
-export function attemptsForMeta(attempts: readonly Attempt[]): RouterMeta['attempts'] {
+function attemptsForMeta(attempts: readonly Attempt[]): RouterMeta['attempts'] {
   return attempts.map((attempt) => ({ ...attempt }));
 }

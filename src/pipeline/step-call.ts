@@ -3,7 +3,8 @@ import { errors } from '../lib/errors.js';
 import type { ChatRequest } from '../providers/contract.js';
 import type { RouterDirectory } from '../routing/router-directory.js';
 import type { SettlementDependencies } from './call-settlement.js';
-import { usageRow, type CallUsage } from './call-state.js';
+import { toUsageRecord } from '../accounting/usage-row.js';
+import type { CallUsage } from './call-state.js';
 import { prepareRoute, type PreparedRoute, type RouteCallDependencies } from './route-and-call.js';
 
 /**
@@ -40,6 +41,6 @@ export async function prepareStep(target: StepTarget, chatRequest: ChatRequest, 
 
 /** The settle-up of one step, whatever ended it: its usage record, and its cost charged to the key's and router's budgets. */
 export function settleStep(usage: CallUsage, deps: Pick<SettlementDependencies, 'usage' | 'budgets'>): void {
-  deps.usage.record(usageRow(usage));
+  deps.usage.record(toUsageRecord(usage));
   void chargeQuietly(deps.budgets, usage.keyId ?? undefined, usage.routerId ?? undefined, usage.costUsd, () => undefined);
 }

@@ -86,8 +86,10 @@ export function convertToClaudeTurns<UserBlock, AssistantBlock, TextBlock extend
   if (turns.length === 0) throw invalidRequest(provider, `${format.name} needs at least one user or assistant message with content.`);
 
   const last = turns.at(-1);
-  const lastBlock = last?.blocks.at(-1);
-  if (last?.role === 'assistant' && lastBlock !== undefined) last.blocks[last.blocks.length - 1] = format.trimPrefill(lastBlock as AssistantBlock);
+  if (last?.role === 'assistant') {
+    const lastBlock = last.blocks.at(-1);
+    if (lastBlock !== undefined) last.blocks[last.blocks.length - 1] = format.trimPrefill(lastBlock);
+  }
   return {
     system,
     turns: turns.map((turn) => (turn.role === 'user' ? { role: 'user', blocks: toolResultsFirst(turn.blocks, format.isToolResult) } : turn)),

@@ -101,12 +101,4 @@ export interface ConformanceTarget {
   readonly refusedCredentials: { readonly status: number } | { readonly skip: string };
   /** `whole`: the format streams each tool call's arguments in one piece. */
   readonly toolArgumentsStreamed: 'pieces' | 'whole';
-  /**
-   * Cases where this provider departs from the contract and is yet to be fixed,
-   * with why: they run as `todo`, reported but not failing the run.
-   */
-  readonly knownDivergences?: Readonly<Partial<Record<DivergentCase, string>>>;
 }
-
-/** Suite cases a target may mark as a known divergence. */
-export type DivergentCase = 'empty-answer';

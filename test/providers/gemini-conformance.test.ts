@@ -40,10 +40,6 @@ describeProviderConformance({
   // A wrong API key is 400 INVALID_ARGUMENT (reason API_KEY_INVALID), not 401.
   refusedCredentials: { status: 400 },
   toolArgumentsStreamed: 'whole',
-  knownDivergences: {
-    // gemini-chat-model.ts keeps content null only beside tool calls; Anthropic, Bedrock and OpenAI give null.
-    'empty-answer': 'Gemini answers content "" where the contract (and every other format) gives null',
-  },
   async start() {
     const fake = await startFakeGemini({ apiKey: 'gemini-conformance-key' });
     const enqueueError = (behaviour: FakeHttpError, retryAfterMs?: number): ScriptedError => {

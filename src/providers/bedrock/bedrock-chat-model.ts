@@ -3,7 +3,8 @@ import { UpstreamError, type CallOptions, type ChatModel, type ChatRequest, type
 import { parseJsonOrUndefined } from '../parse-json.js';
 import { invalidResponse } from '../provider-errors.js';
 import { postSerialized, type UpstreamHttp, type UpstreamResponse } from '../transport/http-client.js';
-import { postForText, upstreamTarget } from '../transport/post-json-text.js';
+import { postForText } from '../transport/post-json-text.js';
+import { upstreamTarget } from '../transport/upstream-call.js';
 import { bedrockConverseResponseSchema } from './bedrock-api.js';
 import { refineBedrockError } from './bedrock-errors.js';
 import { convertBedrockUsage } from './convert-bedrock-usage.js';

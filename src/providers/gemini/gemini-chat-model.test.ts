@@ -181,7 +181,7 @@ describe('createGeminiChatModel against a fake generativelanguage.googleapis.com
         const result = await model.generate(hello, { signal: signal() });
         assert.equal(result.finishReason, expected);
         // A filtered candidate comes without its content; a stream has sent what came before.
-        assert.equal(result.message.content, expected === 'content_filter' ? '' : 'Partial answer');
+        assert.equal(result.message.content, expected === 'content_filter' ? null : 'Partial answer');
         const parts = await collect(await model.stream(hello, { signal: signal() }));
         assert.equal(textOf(parts), 'Partial answer');
         assert.deepEqual(only(parts, 'finish'), [{ type: 'finish', finishReason: expected }]);
@@ -202,7 +202,7 @@ describe('createGeminiChatModel against a fake generativelanguage.googleapis.com
         const answer: FakeGeminiAnswer = { type: 'answer', blockReason, usage: { promptTokenCount: 9, candidatesTokenCount: 0 } };
         fake.enqueue(answer, answer);
         const usage = { promptTokens: 9, completionTokens: 0, estimated: false };
-        assert.deepEqual(await model.generate(hello, { signal: signal() }), { message: { content: '' }, finishReason: 'content_filter', usage });
+        assert.deepEqual(await model.generate(hello, { signal: signal() }), { message: { content: null }, finishReason: 'content_filter', usage });
         assert.deepEqual(await collect(await model.stream(hello, { signal: signal() })), [
           { type: 'finish', finishReason: 'content_filter' },
           { type: 'usage', usage },

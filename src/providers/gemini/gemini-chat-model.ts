@@ -3,7 +3,8 @@ import { UpstreamError, type CallOptions, type ChatModel, type ChatRequest, type
 import { invalidResponse } from '../provider-errors.js';
 import type { UpstreamHttp } from '../transport/http-client.js';
 import { postJsonForStream, type UpstreamStream } from '../transport/post-for-stream.js';
-import { postJsonForText, upstreamTarget } from '../transport/post-json-text.js';
+import { postJsonForText } from '../transport/post-json-text.js';
+import { upstreamTarget } from '../transport/upstream-call.js';
 import { streamServerSentParts } from '../transport/sse-part-stream.js';
 import { convertGeminiUsage } from './convert-gemini-usage.js';
 import { geminiResponseSchema, type GeminiResponse } from './gemini-api.js';
@@ -92,7 +93,7 @@ function toChatResult(provider: string, response: GeminiResponse): ChatResult {
   const candidate = response.candidates?.[0];
   if (candidate === undefined) {
     // The prompt itself was blocked: a finished, filtered answer, as OpenAI reports filtered output.
-    if (response.promptFeedback?.blockReason) return { message: { content: '' }, finishReason: 'content_filter', usage };
+    if (response.promptFeedback?.blockReason) return { message: { content: null }, finishReason: 'content_filter', usage };
     throw invalidResponse(provider, 'response has neither candidates nor a promptFeedback.blockReason');
   }
   if (isFailedGeneration(candidate.finishReason)) throw failedGeneration(provider, candidate);
@@ -107,7 +108,7 @@ function toChatResult(provider: string, response: GeminiResponse): ChatResult {
     }
   }
   return {
-    message: { content: text === '' && toolCalls.length > 0 ? null : text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+    message: { content: text === '' ? null : text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
     finishReason: mapGeminiFinishReason(candidate.finishReason, toolCalls.length > 0),
     usage,
   };

@@ -74,7 +74,7 @@ export function geminiStreamMapping(provider: string): ServerSentPartMapping {
 /**
  * Gemini's own call id when it gives one; otherwise one derived from the
  * response id and the call's position, so a replayed stream gives the same ids
- * and two responses never share one.
+ * and two responses never share one. Complete answers (gemini-chat-model.ts) use it too.
  */
 export function toolCallId(responseId: string | null | undefined, index: number, upstreamId: string | null | undefined): string {
   if (upstreamId) return upstreamId;

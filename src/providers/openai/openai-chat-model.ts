@@ -2,7 +2,8 @@ import type { CallOptions, ChatModel, ChatRequest, ChatResult, StreamPart, ToolC
 import { invalidResponse } from '../provider-errors.js';
 import type { UpstreamHttp } from '../transport/http-client.js';
 import { postJsonForStream } from '../transport/post-for-stream.js';
-import { postJsonForText, upstreamTarget } from '../transport/post-json-text.js';
+import { postJsonForText } from '../transport/post-json-text.js';
+import { upstreamTarget } from '../transport/upstream-call.js';
 import { streamServerSentParts } from '../transport/sse-part-stream.js';
 import { convertOpenAIUsage } from './convert-openai-usage.js';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';

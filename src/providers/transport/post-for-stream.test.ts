@@ -9,7 +9,7 @@ import type { BodySink } from './body-source.js';
 import { UpstreamError } from '../contract.js';
 import { createUpstreamDispatcher, defaultTimeouts, type UpstreamHttp } from './http-client.js';
 import { postJsonForStream } from './post-for-stream.js';
-import { upstreamTarget } from './post-json-text.js';
+import { upstreamTarget } from './upstream-call.js';
 
 /** What a sink heard, in order: `data:<text>`, `end`, `fail:<message>`. */
 function recordingSink(): BodySink & { heard: string[]; settled: Promise<void> } {

@@ -1,9 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { ClientSignal } from '../../lib/client-abort.js';
 import { DISCARD_LIMIT_BYTES, DISCARD_WAIT_MS, type BodySink, type BodySource } from './body-source.js';
-import { statusError, toUpstreamError, type UpstreamHttp, type UpstreamTimeouts } from './http-client.js';
-import type { UpstreamTarget } from './post-json-text.js';
-import { sendJson, UpstreamCall } from './upstream-call.js';
+import type { UpstreamHttp } from './http-client.js';
+import { dispatchPost, sendJson, UpstreamCall, type UpstreamTarget } from './upstream-call.js';
 
 /**
  * A streamed upstream call: `request()` without its layers, as post-json-text.ts
@@ -40,11 +39,7 @@ export function postJsonForStream(
     provider,
     body,
     signal,
-    (payload) =>
-      new Promise<UpstreamStream>((resolve, reject) => {
-        const call = new StreamCall(http.timeouts, provider, signal, resolve, reject);
-        http.dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: payload }, call);
-      }),
+    (payload) => new Promise<UpstreamStream>((resolve, reject) => dispatchPost(http, target, headers, payload, new StreamCall(http.timeouts, provider, signal, resolve, reject))),
   );
 }
 
@@ -59,11 +54,8 @@ const enum Phase {
   Done,
 }
 
-/** One call's state (the shared deadlines and abort: UpstreamCall) and its body. */
-class StreamCall extends UpstreamCall implements BodySource {
-  #resolve: ((value: UpstreamStream) => void) | undefined;
-  #reject: ((error: unknown) => void) | undefined;
-  #statusCode = 0;
+/** One call's state (the shared deadlines, abort and settlement: UpstreamCall) and its body. */
+class StreamCall extends UpstreamCall<UpstreamStream> implements BodySource {
   #headers: Record<string, string | string[] | undefined> = {};
   #phase = Phase.Waiting;
   #sink: BodySink | undefined = undefined;
@@ -75,28 +67,16 @@ class StreamCall extends UpstreamCall implements BodySource {
   #paused = false;
   #discarded = 0;
 
-  constructor(timeouts: UpstreamTimeouts, provider: string, signal: ClientSignal, resolve: (value: UpstreamStream) => void, reject: (error: unknown) => void) {
-    super(timeouts, provider, signal);
-    this.#resolve = resolve;
-    this.#reject = reject;
-  }
-
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    // 1xx informational answers come before the real one.
-    if (statusCode < 200) return;
-    this.headersArrived();
+    if (!this.finalHead(statusCode)) return;
     // undici's controller would keep the head's raw Buffers (about ten) for as long as the stream is held.
     controller.rawHeaders = null;
-    this.#statusCode = statusCode;
     if (statusCode >= 300) {
       this.#headers = headers;
       return;
     }
     this.#phase = Phase.Body;
-    const resolve = this.#resolve;
-    this.#resolve = undefined;
-    this.#reject = undefined;
-    resolve?.({ statusCode, headers, body: this });
+    this.fulfil({ statusCode, headers, body: this });
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -116,8 +96,7 @@ class StreamCall extends UpstreamCall implements BodySource {
     if (phase === Phase.Waiting) {
       const chunks = this.#chunks;
       this.#chunks = [];
-      const text = chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
-      this.#settleWith(statusError(this.provider, this.#statusCode, this.#headers, text));
+      this.failWith(this.statusFailure(this.#headers, chunks));
     } else if (phase === Phase.Body) {
       this.#ended(null);
     }
@@ -127,9 +106,7 @@ class StreamCall extends UpstreamCall implements BodySource {
     const phase = this.#phase;
     this.#finish();
     if (phase === Phase.Waiting) {
-      // The error body is only informative: a non-2xx answer whose body failed is still that status.
-      if (this.#statusCode >= 300) this.#settleWith(statusError(this.provider, this.#statusCode, this.#headers, ''));
-      else this.#settleWith(toUpstreamError(this.provider, error, this.signal));
+      this.failWith(this.headFailure(this.#headers, error));
     } else if (phase === Phase.Body) {
       this.#ended(error);
     }
@@ -205,13 +182,6 @@ class StreamCall extends UpstreamCall implements BodySource {
     this.#sink = undefined;
     if (error === null) sink.end();
     else sink.fail(error);
-  }
-
-  #settleWith(error: unknown): void {
-    const reject = this.#reject;
-    this.#resolve = undefined;
-    this.#reject = undefined;
-    reject?.(error);
   }
 
   /** The response ended or failed: nothing more comes from undici; the timers and the listener are released. */
