@@ -15,7 +15,13 @@ import type { AnswerIds, DecodedRequest, StreamEncoder, SurfaceAdapter } from '.
  * through the pipeline and writes its own usage record, so the request's own
  * call is dismissed once a run has started.
  */
-export async function runAgentCall<Body>(request: FastifyRequest, reply: FastifyReply, adapter: SurfaceAdapter<Body>, decoded: DecodedRequest, deps: AppDependencies): Promise<unknown> {
+export async function runAgentCall<Body, Decoded extends DecodedRequest>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  adapter: SurfaceAdapter<Body, Decoded>,
+  decoded: Decoded,
+  deps: AppDependencies,
+): Promise<unknown> {
   checkMessages(decoded.chatRequest);
   const call = request.gateway;
   const key = call.key;
@@ -56,7 +62,7 @@ export async function runAgentCall<Body>(request: FastifyRequest, reply: Fastify
       usage: totalUsage(meta, answer.usage.estimated),
       systemFingerprint: answer.result.systemFingerprint,
       meta,
-    });
+    }, decoded);
   }
   return streamAgent(request, reply, result, adapter.streamEncoder<AgentMeta>(ids, result.stream.model, decoded));
 }
@@ -70,9 +76,9 @@ async function streamAgent(request: FastifyRequest, reply: FastifyReply, run: Ex
   const meta = await run.finish({ generatedText: generated, usage, failure });
   if (failure !== undefined) {
     const withExecution = new GatewayError(failure.status, failure.type, failure.code, failure.message, { details: { execution_id: meta.execution_id } });
-    events.end(encoder.fail(withExecution, meta));
+    events.end(await encoder.fail(withExecution, meta));
   } else {
-    events.end(encoder.end({ finishReason, usage: totalUsage(meta, usage?.estimated ?? true), meta }));
+    events.end(await encoder.end({ finishReason, usage: totalUsage(meta, usage?.estimated ?? true), meta }));
   }
 }
 

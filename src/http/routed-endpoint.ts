@@ -26,9 +26,10 @@ export interface RoutedEndpointOptions {
  * request, run it through the pipeline (prepare → call with fallback, whole or
  * streamed), encode the answer in the surface's format.
  */
-export function routedHandler<Body>(adapter: SurfaceAdapter<Body>, deps: AppDependencies, options: RoutedEndpointOptions = {}) {
+export function routedHandler<Body, Decoded extends DecodedRequest>(adapter: SurfaceAdapter<Body, Decoded>, deps: AppDependencies, options: RoutedEndpointOptions = {}) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const decoded = adapter.decode(request.body as Body);
+    const decoding = adapter.decode(request.body as Body, { ownerId: request.gateway.key?.ownerId, requestId: request.id });
+    const decoded = decoding instanceof Promise ? await decoding : decoding;
     if (options.authorize !== undefined) await options.authorize(request, reply, decoded);
     // The path wins over the body (spec 4.1 rule 2).
     const pathRouter = (request.params as { routerId?: string }).routerId;
@@ -45,7 +46,7 @@ export function routedHandler<Body>(adapter: SurfaceAdapter<Body>, deps: AppDepe
     return runCall(call, prepared, deps, async () => {
       if (decoded.stream) return streamRoutedCall(request, reply, prepared, deps, adapter, ids, decoded);
       const { result, model, usage, meta } = await completeCall(call, prepared, deps);
-      return adapter.encode({ ids, model: model.id, message: result.message, finishReason: result.finishReason, usage, systemFingerprint: result.systemFingerprint, meta });
+      return adapter.encode({ ids, model: model.id, message: result.message, finishReason: result.finishReason, usage, systemFingerprint: result.systemFingerprint, meta }, decoded);
     });
   };
 }
@@ -69,14 +70,14 @@ export function abortOnClose(reply: FastifyReply): ClientAbort {
  * settle-up, the last events) runs from the relay's callback, so neither this function nor the handler above it
  * stays suspended with its frame for as long as the stream is held (thousands of held streams; docs/performance.md).
  */
-async function streamRoutedCall<Body>(
+async function streamRoutedCall<Body, Decoded extends DecodedRequest>(
   request: FastifyRequest,
   reply: FastifyReply,
   prepared: PreparedCall,
   deps: AppDependencies,
-  adapter: SurfaceAdapter<Body>,
+  adapter: SurfaceAdapter<Body, Decoded>,
   ids: AnswerIds,
-  decoded: DecodedRequest,
+  decoded: Decoded,
 ): Promise<void> {
   const call = request.gateway;
   const started = await openCallStream(call, prepared, deps);
@@ -84,16 +85,18 @@ async function streamRoutedCall<Body>(
   const stream = openEventStream(request, reply, started.model.id);
   await stream.write(encoder.start());
   relayPartsThen(started.parts, (part) => encoder.part(part), stream, "The model's stream", false, (relayed) => {
-    finishCallStream(call, prepared, started, relayed, deps).then(
+    finishCallStream(call, prepared, started, relayed, deps)
       // A stream that broke after bytes were sent ends with an error event, never silently.
-      (end) => stream.end(relayed.failure === undefined ? encoder.end(end) : encoder.fail(relayed.failure, end.meta)),
-      (error: unknown) => {
-        // Nothing above can catch it any more: the stream's head and parts are out. Its end must not be lost
-        // silently, nor its usage record.
-        request.log.error({ err: error }, 'ending a stream failed');
-        settleCall(call, 500, 'internal_error', deps);
-        stream.end([]);
-      },
-    );
+      .then((end) => (relayed.failure === undefined ? encoder.end(end) : encoder.fail(relayed.failure, end.meta)))
+      .then(
+        (events) => stream.end(events),
+        (error: unknown) => {
+          // Nothing above can catch it any more: the stream's head and parts are out. Its end must not be lost
+          // silently, nor its usage record.
+          request.log.error({ err: error }, 'ending a stream failed');
+          settleCall(call, 500, 'internal_error', deps);
+          stream.end([]);
+        },
+      );
   });
 }

@@ -1,5 +1,6 @@
 import type { ModelInfo } from '../catalog/catalog.js';
 import type { GatewayError } from '../lib/errors.js';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import type { AssistantMessage, ChatRequest, FinishReason, StreamPart, Usage } from '../providers/contract.js';
 import type { StreamEnd } from '../pipeline/routed-stream.js';
 
@@ -61,16 +62,30 @@ export interface StreamEncoder<M> {
   /** What is sent as soon as a model has started answering. */
   start(): readonly string[];
   part(part: StreamPart): readonly string[];
-  end(end: StreamEnd<M>): readonly string[];
+  /** The last events; a promise when the surface keeps something of the answer first (a stored response). */
+  end(end: StreamEnd<M>): MaybePromise<readonly string[]>;
   /** The last events of a stream that broke after it had started. */
-  fail(error: GatewayError, meta: M): readonly string[];
+  fail(error: GatewayError, meta: M): MaybePromise<readonly string[]>;
 }
 
-export interface SurfaceAdapter<Body> {
+/** What a surface knows of the caller when it decodes (its owner scopes what a request may refer to). */
+export interface DecodeContext {
+  /** The key's owner; undefined where the caller is not known yet (the dashboard authorises after decoding). */
+  readonly ownerId: string | undefined;
+  readonly requestId: string;
+}
+
+/**
+ * `Decoded` is the surface's own decoded request: the neutral fields, and whatever else it needs again to encode
+ * the answer (e.g. the Responses API's instructions and tools, echoed in its response object).
+ */
+export interface SurfaceAdapter<Body, Decoded extends DecodedRequest = DecodedRequest> {
   /** Prefix of the answer's id: `chatcmpl-` for OpenAI, `msg_` for Anthropic. */
   readonly idPrefix: string;
-  decode(body: Body): DecodedRequest;
-  encode<M>(answer: WholeAnswer<M>): unknown;
+  /** A promise only when the surface must read something first (a stored conversation). */
+  decode(body: Body, context: DecodeContext): MaybePromise<Decoded>;
+  /** A promise only when the surface keeps something of the answer before it is sent. */
+  encode<M>(answer: WholeAnswer<M>, request: Decoded): MaybePromise<unknown>;
   /** The stream's encoder, once the model that answers is known (its id goes into the events). */
-  streamEncoder<M>(ids: AnswerIds, model: ModelInfo, request: DecodedRequest): StreamEncoder<M>;
+  streamEncoder<M>(ids: AnswerIds, model: ModelInfo, request: Decoded): StreamEncoder<M>;
 }
