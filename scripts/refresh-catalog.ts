@@ -14,6 +14,7 @@ import { z } from 'zod';
 import {
   shippedCatalogSchema,
   type ShippedCatalog,
+  type ShippedEmbedding,
   type ShippedModel,
   type ShippedPriceTier,
   type ShippedPricing,
@@ -34,6 +35,17 @@ const handPriceSchema = z
   })
   .strict();
 
+const embeddingFactSchema = z
+  .object({
+    dimensions: z.number().int().positive(),
+    shortenable: z.boolean(),
+    dimensionChoices: z.array(z.number().int().positive()).min(1).optional(),
+    space: z.string().min(1),
+    maxBatch: z.number().int().positive(),
+    source,
+  })
+  .strict();
+
 const modelFactSchema = z
   .object({
     id: z.string().min(3),
@@ -44,20 +56,37 @@ const modelFactSchema = z
     priceLookup: z.object({ provider: z.string().min(1).optional(), model: z.string().min(1).optional() }).strict().optional(),
     /** A price typed by hand, with its source: local models, the simulator, anything genai-prices lacks. */
     handPrice: handPriceSchema.optional(),
+    /** Embedding models: the most tokens one input may have. */
     contextWindow: z.number().int().positive(),
-    maxOutputTokens: z.number().int().positive(),
+    /** Chat models only, as are `capabilities` and `quality` (embedding models get EMBEDDING_FIGURES). */
+    maxOutputTokens: z.number().int().positive().optional(),
     limitsSource: source.optional(),
-    capabilities: z.object({ tools: z.boolean(), vision: z.boolean(), jsonMode: z.boolean(), streaming: z.boolean() }).strict(),
+    capabilities: z.object({ tools: z.boolean(), vision: z.boolean(), jsonMode: z.boolean(), streaming: z.boolean() }).strict().optional(),
     capabilitiesSource: source.optional(),
-    quality: z.object({ score: z.number().positive(), source }).strict(),
+    quality: z.object({ score: z.number().positive(), source }).strict().optional(),
     activeParamsB: z.object({ value: z.number().positive(), source }).strict(),
     region: z.string().min(1).optional(),
     typicalTtftMs: z.number().positive(),
     typicalTokensPerSecond: z.number().positive(),
     speedSource: source.optional(),
     simulated: z.literal(true).optional(),
+    /** Present on embedding models only: their vectors (docs/catalog.md#embedding-models). */
+    embedding: embeddingFactSchema.optional(),
   })
   .strict();
+
+/**
+ * What every embedding model has in common: it generates no tokens and takes
+ * no tools or images, and a chat rating means nothing for it. Its quality is
+ * one number for all, so it never separates the models of a router (which
+ * are all deployments of one model: one vector space).
+ */
+const EMBEDDING_FIGURES = {
+  maxOutputTokens: 0,
+  capabilities: { tools: false, vision: false, jsonMode: false, streaming: false },
+  capabilitiesSource: 'an embedding model: text in, vectors out',
+  quality: { score: 1000, source: 'not rated: chat ratings do not apply to embedding models; the same for every embedding model, so it never separates the deployments of one model' },
+} as const;
 
 const providerFactSchema = z
   .object({
@@ -147,6 +176,11 @@ export function buildCatalog(facts: ModelFacts, options: BuildOptions): ShippedC
     const region = fact.region ?? providerFact.region;
     if (facts.regions[region] === undefined) problems.push(`${fact.id}: unknown region ${region}`);
 
+    const figures = modelFigures(fact);
+    if (typeof figures === 'string') {
+      problems.push(`${fact.id}: ${figures}`);
+      continue;
+    }
     const priced = priceModel(fact, provider, providerFact, at, options.pricesVersion);
     if (typeof priced === 'string') {
       problems.push(`${fact.id}: ${priced}`);
@@ -155,25 +189,27 @@ export function buildCatalog(facts: ModelFacts, options: BuildOptions): ShippedC
     const retired = fact.retired ?? (priced.deprecated ? { value: true, source: `${PRICES_PACKAGE} marks it deprecated` } : undefined);
     models.push({
       id: fact.id,
+      ...(fact.embedding !== undefined ? { kind: 'embedding' as const } : {}),
       displayName: fact.displayName,
       aliases: fact.aliases ?? [],
       retired: retired?.value ?? false,
       ...(retired?.value === true ? { retiredSource: retired.source } : {}),
       pricing: priced.pricing,
       contextWindow: fact.contextWindow,
-      maxOutputTokens: fact.maxOutputTokens,
+      maxOutputTokens: figures.maxOutputTokens,
       limitsSource: fact.limitsSource ?? providerFact.docs,
-      capabilities: fact.capabilities,
-      capabilitiesSource: fact.capabilitiesSource ?? providerFact.docs,
-      quality: fact.quality,
+      capabilities: figures.capabilities,
+      capabilitiesSource: fact.capabilitiesSource ?? figures.capabilitiesSource ?? providerFact.docs,
+      quality: figures.quality,
       activeParamsB: fact.activeParamsB,
       region,
       typicalTtftMs: fact.typicalTtftMs,
       typicalTokensPerSecond: fact.typicalTokensPerSecond,
       speedSource: fact.speedSource ?? providerFact.speedSource,
       ...(fact.simulated === true ? { simulated: true as const } : {}),
+      ...(fact.embedding !== undefined ? { embedding: embeddingOf(fact.embedding) } : {}),
     });
-    if (fact.maxOutputTokens > fact.contextWindow) problems.push(`${fact.id}: maxOutputTokens exceeds contextWindow`);
+    if (figures.maxOutputTokens > fact.contextWindow) problems.push(`${fact.id}: maxOutputTokens exceeds contextWindow`);
   }
   if (problems.length > 0) throw new CatalogBuildError(problems);
 
@@ -185,6 +221,36 @@ export function buildCatalog(facts: ModelFacts, options: BuildOptions): ShippedC
     models,
     regions: facts.regions,
   });
+}
+
+type ModelFigures = Pick<ShippedModel, 'maxOutputTokens' | 'capabilities' | 'quality'> & { readonly capabilitiesSource?: string };
+
+/** A chat model's own figures, or what every embedding model has (which its facts must then leave out). */
+function modelFigures(fact: ModelFact): ModelFigures | string {
+  const { embedding, maxOutputTokens, capabilities, quality } = fact;
+  if (embedding === undefined) {
+    if (maxOutputTokens === undefined || capabilities === undefined || quality === undefined) return 'a chat model needs maxOutputTokens, capabilities and quality';
+    return { maxOutputTokens, capabilities, quality };
+  }
+  if (maxOutputTokens !== undefined || capabilities !== undefined || quality !== undefined) {
+    return 'an embedding model generates no tokens: leave out maxOutputTokens, capabilities and quality';
+  }
+  const choices = embedding.dimensionChoices;
+  if (choices !== undefined && (!embedding.shortenable || !choices.includes(embedding.dimensions))) {
+    return 'dimensionChoices needs shortenable and must include the default dimensions';
+  }
+  return { maxOutputTokens: EMBEDDING_FIGURES.maxOutputTokens, capabilities: { ...EMBEDDING_FIGURES.capabilities }, quality: { ...EMBEDDING_FIGURES.quality }, capabilitiesSource: EMBEDDING_FIGURES.capabilitiesSource };
+}
+
+function embeddingOf(fact: z.infer<typeof embeddingFactSchema>): ShippedEmbedding {
+  return {
+    dimensions: fact.dimensions,
+    shortenable: fact.shortenable,
+    ...(fact.dimensionChoices !== undefined ? { dimensionChoices: [...fact.dimensionChoices] } : {}),
+    space: fact.space,
+    maxBatch: fact.maxBatch,
+    source: fact.source,
+  };
 }
 
 function providerOf(id: string): string | undefined {
@@ -209,7 +275,13 @@ type PriceField = (typeof PRICE_KEYS)[number][0];
 type TieredValue = { readonly base: number; readonly tiers: readonly { readonly start: number; readonly price: number }[] };
 
 function priceModel(fact: ModelFact, provider: string, providerFact: ProviderFact, at: Date, version: string): PricedModel | string {
-  if (fact.handPrice !== undefined) return { pricing: { ...fact.handPrice }, deprecated: false };
+  const embedding = fact.embedding !== undefined;
+  if (fact.handPrice !== undefined) {
+    if (embedding && (fact.handPrice.outputPerMTok !== 0 || fact.handPrice.cachedInputPerMTok !== undefined || fact.handPrice.cacheWritePerMTok !== undefined)) {
+      return 'an embedding model is priced by its input alone: give outputPerMTok 0 and no cache prices';
+    }
+    return { pricing: { ...fact.handPrice }, deprecated: false };
+  }
   const providerId = fact.priceLookup?.provider ?? providerFact.prices;
   if (providerId === undefined) return `provider ${provider} is priced by hand, and the model has no handPrice`;
   const modelId = fact.priceLookup?.model ?? fact.id.slice(provider.length + 1);
@@ -222,6 +294,7 @@ function priceModel(fact: ModelFact, provider: string, providerFact: ProviderFac
   if (found === null) return `no price in ${PRICES_PACKAGE} ${version} for ${providerId}/${modelId}: add priceLookup, or a handPrice with its source`;
 
   const prices = found.model_price;
+  if (embedding) return priceEmbedding(found, prices, providerId, version);
   const values = new Map<PriceField, number | TieredValue>();
   for (const [field, key] of PRICE_KEYS) {
     const value = readPrice(prices[key]);
@@ -244,6 +317,20 @@ function priceModel(fact: ModelFact, provider: string, providerFact: ProviderFac
     source: describeSource(found.provider, found.model, prices, version),
   };
   return { pricing, deprecated: found.model.deprecated === true };
+}
+
+/**
+ * An embedding model pays for its input tokens only. genai-prices lists some
+ * with an output price (Mistral's), which no call ever incurs: it is left out.
+ */
+function priceEmbedding(found: NonNullable<ReturnType<typeof calcPrice>>, prices: ModelPrice, providerId: string, version: string): PricedModel | string {
+  const input = prices.input_mtok;
+  if (typeof input !== 'number') return `${PRICES_PACKAGE} has no flat input price for ${providerId}/${found.model.id}: add a handPrice with its source`;
+  const ignored = typeof prices.output_mtok === 'number' && prices.output_mtok > 0 ? '; its output price is not applied: embedding calls generate no tokens' : '';
+  return {
+    pricing: { inputPerMTok: input, outputPerMTok: 0, source: `${describeSource(found.provider, found.model, prices, version)}${ignored}` },
+    deprecated: found.model.deprecated === true,
+  };
 }
 
 function readPrice(value: ModelPrice[string]): number | TieredValue | undefined | 'invalid' {

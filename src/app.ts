@@ -6,6 +6,7 @@ import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
 import { createDashboardServices } from './dashboard/dashboard-services.js';
 import { createServer } from './http/server.js';
+import { createResponseStore } from './http/openai-responses/response-store.js';
 import { startCluster, type Cluster } from './cluster/cluster.js';
 import type { RequestActivity } from './lib/request-activity.js';
 import type { WindowStore } from './limits/window-store.js';
@@ -177,6 +178,12 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       budgets,
     },
   });
+  const responses = createResponseStore(repositories.responses, {
+    retentionMs: config.responsesRetentionDays * 86_400_000,
+    maxBytes: config.responsesMaxBytes,
+    now,
+    onError: (error, action) => logger.warn({ err: error }, `${action} failed`),
+  });
   const server = await createServer(
     {
       logger,
@@ -193,6 +200,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       metrics,
       isServerModel,
       agents,
+      responses,
       dashboard: { services: createDashboardServices(storage, repositories, catalog, now) },
       settings: {
         bodyLimitBytes: config.bodyLimitBytes,
@@ -226,6 +234,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
         changes.stop();
         const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
         await Promise.race([server.close(), deadline]);
+        responses.close();
         await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
         await dispatcher.close();
         if (ownerDispatcher !== dispatcher) await ownerDispatcher.close();

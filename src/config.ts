@@ -59,6 +59,8 @@ const environmentSchema = z.object({
   MODELPORT_METRICS_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
   MODELPORT_WORKERS: int(0).max(256).default(0),
   MODELPORT_WORKER_HEADER: bool.default(false),
+  MODELPORT_RESPONSES_RETENTION_DAYS: int(1).max(3650).default(30),
+  MODELPORT_RESPONSES_MAX_BYTES: int(0).default(10 * 1024 * 1024),
 });
 
 export interface Config {
@@ -116,6 +118,10 @@ export interface Config {
   readonly workers: number;
   /** Each answer names the worker process (its pid) in `x-modelport-worker` (MODELPORT_WORKER_HEADER; for tests and debugging). */
   readonly workerHeader: boolean;
+  /** How long a stored Responses API answer is kept (MODELPORT_RESPONSES_RETENTION_DAYS). @default 30, as OpenAI */
+  readonly responsesRetentionDays: number;
+  /** Largest stored form of a response, its input items included (MODELPORT_RESPONSES_MAX_BYTES); 0 stores none. @default 10 MiB */
+  readonly responsesMaxBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -196,5 +202,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     heartbeatMs: env.MODELPORT_HEARTBEAT_MS,
     workers: env.MODELPORT_WORKERS,
     workerHeader: env.MODELPORT_WORKER_HEADER,
+    responsesRetentionDays: env.MODELPORT_RESPONSES_RETENTION_DAYS,
+    responsesMaxBytes: env.MODELPORT_RESPONSES_MAX_BYTES,
   };
 }

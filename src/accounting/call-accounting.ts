@@ -36,3 +36,25 @@ export function accountCall(input: {
     embodiedCarbonGrams: estimateEmbodiedGrams(input.model, input.generationMs),
   };
 }
+
+/**
+ * Cost and carbon of one embedding call: input tokens only, the provider's count, or the inputs counted with the
+ * tokenizer (texts) or by length (token arrays) when it gave none, and then marked estimated.
+ */
+export function accountEmbeddingCall(input: {
+  model: ModelInfo;
+  inputs: readonly (string | readonly number[])[];
+  promptTokens: number | undefined;
+  generationMs: number;
+}): CallAccount {
+  const usage: Usage =
+    input.promptTokens === undefined
+      ? { promptTokens: input.inputs.reduce((sum, item) => sum + (typeof item === 'string' ? countTextTokens(item) : item.length), 0), completionTokens: 0, estimated: true }
+      : { promptTokens: input.promptTokens, completionTokens: 0, estimated: false };
+  return {
+    usage,
+    costUsd: computeCostUsd(usage, input.model.pricing),
+    carbonGrams: estimateCarbonGrams(usage, input.model, input.generationMs),
+    embodiedCarbonGrams: estimateEmbodiedGrams(input.model, input.generationMs),
+  };
+}

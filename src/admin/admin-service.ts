@@ -1,6 +1,6 @@
 import { generateApiKey } from '../auth/api-key-format.js';
 import { hashPassword } from '../auth/passwords.js';
-import type { ModelCatalog } from '../catalog/catalog.js';
+import type { ModelCatalog, ModelKind } from '../catalog/catalog.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { RouterRecord } from '../storage/routers-repository.js';
@@ -41,6 +41,8 @@ export interface UsageListRequest {
 export interface RouterWithOwner {
   readonly router: RouterRecord;
   readonly ownerEmail: string;
+  /** Whether it serves chat or embeddings (its models' kind). */
+  readonly kind: ModelKind;
 }
 
 /** The most usage records one listing returns. */
@@ -61,10 +63,11 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
     return user;
   };
 
+  const routerAdmin = createRouterAdmin(repositories, catalog, ownerByEmail);
   return {
     ...createProviderAdmin(repositories, catalog, ownerByEmail, providers),
     ...createCustomModelAdmin(repositories, catalog, ownerByEmail),
-    ...createRouterAdmin(repositories, catalog, ownerByEmail),
+    ...routerAdmin,
     ...createAgentAdmin(repositories, catalog, ownerByEmail, agentLimits),
     ...createBudgetAdmin(repositories, ownerByEmail),
 
@@ -127,7 +130,10 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
     async listRoutersWithOwners(ownerEmail: string | undefined): Promise<RouterWithOwner[]> {
       const owners = ownerEmail !== undefined ? [await ownerByEmail(ownerEmail)] : await repositories.users.list();
       const lists = await Promise.all(
-        owners.map(async (owner) => (await repositories.routers.listByOwner(owner.id)).map((router) => ({ router, ownerEmail: owner.email }))),
+        owners.map(async (owner) => {
+          const [routers, kindOf] = await Promise.all([repositories.routers.listByOwner(owner.id), routerAdmin.routerKinds(owner.id)]);
+          return routers.map((router) => ({ router, ownerEmail: owner.email, kind: kindOf(router) }));
+        }),
       );
       return lists.flat();
     },

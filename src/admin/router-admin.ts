@@ -1,5 +1,6 @@
-import type { ModelCatalog } from '../catalog/catalog.js';
+import { modelKind, type ModelCatalog, type ModelInfo, type ModelKind } from '../catalog/catalog.js';
 import { layerOwnerModels } from '../catalog/owner-catalog.js';
+import { routerKind, routerModelsProblem } from '../catalog/router-kind.js';
 import type { RouterSettings } from '../routing/routing-contract.js';
 import { STRATEGY_NAMES, isStrategyName } from '../routing/strategies/routing-strategy.js';
 import type { Repositories } from '../storage/repositories.js';
@@ -49,20 +50,35 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
     return name.trim();
   };
   const checkStrategy = (strategy: string): string => {
-    if (!isStrategyName(strategy)) throw new AdminInputError(`Unknown strategy "${strategy}". Use one of: ${STRATEGY_NAMES.join(', ')}.`);
+    if (!isStrategyName(strategy)) throw new AdminInputError(`Unknown strategy "${strategy}". Use one of: ${STRATEGY_NAMES.join(', ')}.`, 'strategy');
     return strategy;
   };
-  const checkModels = async (ownerId: string, models: readonly string[]): Promise<string[]> => {
-    if (models.length === 0) throw new AdminInputError('A router needs at least one model.');
-    // The owner's own models count as known (see "modelport model add").
-    const ownerCatalog = layerOwnerModels(catalog, await repositories.customModels.listByOwner(ownerId));
-    const unknown = models.filter((model) => ownerCatalog.get(model) === undefined);
+  const ownerCatalog = async (ownerId: string): Promise<ModelCatalog> => layerOwnerModels(catalog, await repositories.customModels.listByOwner(ownerId));
+  /** Known models (the owner's own count, see "modelport model add") of one kind, and for embeddings of one vector space. */
+  const checkModels = (known: ModelCatalog, models: readonly string[]): { ids: string[]; infos: ModelInfo[] } => {
+    if (models.length === 0) throw new AdminInputError('A router needs at least one model.', 'models');
+    const unknown = models.filter((model) => known.get(model) === undefined);
     if (unknown.length > 0) {
       throw new AdminInputError(
         `Unknown model(s): ${unknown.join(', ')}. Models are written provider:model, e.g. ${catalog.list().slice(0, 3).map((model) => model.id).join(', ')} (see "modelport models", or declare your own with "modelport model add").`,
+        'models',
       );
     }
-    return [...new Set(models)];
+    const ids = [...new Set(models)];
+    const infos = ids.map((id) => known.get(id)).filter((model) => model !== undefined);
+    const problem = routerModelsProblem(infos);
+    if (problem !== undefined) throw new AdminInputError(problem, 'models');
+    return { ids, infos };
+  };
+  // auto predicts how good a chat answer will be: nothing it can tell among deployments of one embedding model.
+  const checkStrategyForKind = (strategy: string, infos: readonly ModelInfo[]): void => {
+    const first = infos[0];
+    if (strategy === 'auto' && first !== undefined && modelKind(first) === 'embedding') {
+      throw new AdminInputError(
+        `The auto strategy predicts the quality of chat answers; an embedding router ranks with ${STRATEGY_NAMES.filter((name) => name !== 'auto').join(', ')}.`,
+        'strategy',
+      );
+    }
   };
 
   return {
@@ -70,7 +86,8 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
       const owner = await ownerByEmail(input.ownerEmail);
       const name = checkName(input.name);
       const strategy = checkStrategy(input.strategy);
-      const models = await checkModels(owner.id, input.models);
+      const { ids: models, infos } = checkModels(await ownerCatalog(owner.id), input.models);
+      checkStrategyForKind(strategy, infos);
       const settings = validateRouterSettings(input.settings ?? {});
       checkLimit(input.rpmLimit, '--rpm');
       checkLimit(input.tpmLimit, '--tpm');
@@ -89,10 +106,20 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
       if (input.name === undefined && input.models === undefined && input.strategy === undefined && isEmptySettingsChange(settingsChange) && !limitsChange) {
         throw new AdminInputError('Nothing to change: give at least one of name, models, strategy, weights, quality target, cost ceiling.');
       }
+      const strategy = input.strategy === undefined ? undefined : checkStrategy(input.strategy);
+      let models: string[] | undefined;
+      if (input.models !== undefined || strategy !== undefined) {
+        const known = await ownerCatalog(owner.id);
+        // The strategy is checked against the models the router will have: new ones if given, else its own.
+        const checked = input.models !== undefined ? checkModels(known, input.models) : undefined;
+        models = checked?.ids;
+        const infos = checked?.infos ?? current.models.map((id) => known.get(id)).filter((model) => model !== undefined);
+        checkStrategyForKind(strategy ?? current.strategy, infos);
+      }
       const changes: RouterChanges = {
         ...(input.name !== undefined ? { name: checkName(input.name) } : {}),
-        ...(input.strategy !== undefined ? { strategy: checkStrategy(input.strategy) } : {}),
-        ...(input.models !== undefined ? { models: await checkModels(owner.id, input.models) } : {}),
+        ...(strategy !== undefined ? { strategy } : {}),
+        ...(models !== undefined ? { models } : {}),
         ...(isEmptySettingsChange(settingsChange) ? {} : { settings: applySettingsChange(current.settings, settingsChange) }),
         ...(input.rpmLimit !== undefined ? { rpmLimit: input.rpmLimit } : {}),
         ...(input.tpmLimit !== undefined ? { tpmLimit: input.tpmLimit } : {}),
@@ -100,6 +127,12 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
       const updated = await repositories.routers.update(owner.id, input.id, changes);
       if (updated === undefined) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
       return updated;
+    },
+
+    /** Whether each of an owner's routers serves chat or embeddings: its models' kind, in the owner's catalog (read once). */
+    async routerKinds(ownerId: string): Promise<(router: Pick<RouterRecord, 'models'>) => ModelKind> {
+      const known = await ownerCatalog(ownerId);
+      return (router) => routerKind(router.models, known);
     },
 
     /**
@@ -110,6 +143,9 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
       const owner = await ownerByEmail(input.ownerEmail);
       const current = await repositories.routers.findById(input.id);
       if (current === undefined || current.ownerId !== owner.id) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
+      if (routerKind(current.models, await ownerCatalog(owner.id)) === 'embedding') {
+        throw new AdminInputError('Calibration fits the auto strategy, which predicts the quality of chat answers; an embedding router does not use it.');
+      }
       // Loaded on use: the weights are a few MB that no other admin operation needs.
       const { loadShippedAutoModel } = await import('../routing/auto/shipped-model.js');
       const { abilities, ignored } = calibrateRouter(loadShippedAutoModel(), current.models, (id) => catalog.get(id), input.examples);

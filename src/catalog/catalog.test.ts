@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { CATALOG_PATH, buildCatalog, genaiPricesVersion, readModelFacts, serializeCatalog } from '../../scripts/refresh-catalog.js';
 import { PROVIDER_PRESETS } from '../providers/credentials/provider-presets.js';
-import { catalogFromData, loadShippedCatalog, parseModelRef } from './catalog.js';
+import { catalogFromData, loadShippedCatalog, modelKind, parseModelRef } from './catalog.js';
 import { shippedCatalogSchema } from './data/shipped-catalog-schema.js';
 
 const shippedText = readFileSync(CATALOG_PATH, 'utf8');
 const shipped = shippedCatalogSchema.parse(JSON.parse(shippedText));
 const catalog = loadShippedCatalog();
 const models = catalog.list();
-const chatModels = models.filter((model) => !model.simulated);
+const chatModels = models.filter((model) => !model.simulated && model.kind !== 'embedding');
 const knownProviders = new Set([...PROVIDER_PRESETS.map((preset) => preset.name), 'sim']);
 const LOCAL_PROVIDERS = new Set(['ollama', 'vllm', 'lmstudio', 'llamacpp']);
 
@@ -70,17 +70,71 @@ describe('shipped model catalog', () => {
     }
   });
 
-  it('takes the prices of hosted models from genai-prices, and prices local ones at zero', () => {
+  it('takes the prices of hosted models from genai-prices (or by hand from the provider\'s price page), and prices local ones at zero', () => {
     assert.equal(shipped.pricesFrom, `@pydantic/genai-prices ${genaiPricesVersion()}`);
+    const byHand: string[] = [];
     for (const entry of shipped.models) {
       const provider = parseModelRef(entry.id)?.provider ?? '';
       if (LOCAL_PROVIDERS.has(provider)) {
         assert.equal(entry.pricing.inputPerMTok + entry.pricing.outputPerMTok, 0, entry.id);
         assert.equal(entry.region, 'local', entry.id);
-      } else if (provider !== 'sim') {
-        assert.match(entry.pricing.source, /^@pydantic\/genai-prices /, entry.id);
+      } else if (provider !== 'sim' && !/^@pydantic\/genai-prices /.test(entry.pricing.source)) {
+        // Only where genai-prices lacks the model or names another: the source says why and where the price is from.
+        assert.match(entry.pricing.source, /^by hand: .*genai-prices/, `${entry.id}: why not genai-prices`);
+        assert.match(entry.pricing.source, /[a-z]\.(com|dev)\/\S/, `${entry.id}: the provider's price page`);
+        byHand.push(entry.id);
       }
     }
+    assert.deepEqual(byHand.sort(), ['bedrock:amazon.titan-embed-text-v2:0', 'gemini:text-embedding-004']);
+  });
+
+  it('ships embedding models with their dimensions, vector space and input-only prices', () => {
+    const expected: Record<string, [dimensions: number, shortenable: boolean, space: string, inputPerMTok: number]> = {
+      'openai:text-embedding-3-small': [1536, true, 'openai/text-embedding-3-small', 0.02],
+      'openai:text-embedding-3-large': [3072, true, 'openai/text-embedding-3-large', 0.13],
+      'openai:text-embedding-ada-002': [1536, false, 'openai/text-embedding-ada-002', 0.1],
+      'azure:text-embedding-3-small': [1536, true, 'openai/text-embedding-3-small', 0.02],
+      'azure:text-embedding-3-large': [3072, true, 'openai/text-embedding-3-large', 0.13],
+      'azure:text-embedding-ada-002': [1536, false, 'openai/text-embedding-ada-002', 0.1],
+      'gemini:gemini-embedding-001': [3072, true, 'google/gemini-embedding-001', 0.15],
+      'gemini:text-embedding-004': [768, true, 'google/text-embedding-004', 0.1],
+      'mistral:mistral-embed': [1024, false, 'mistral/mistral-embed', 0.1],
+      'bedrock:amazon.titan-embed-text-v2:0': [1024, true, 'amazon/titan-embed-text-v2', 0.02],
+      'ollama:nomic-embed-text': [768, false, 'nomic/nomic-embed-text-v1.5', 0],
+      'ollama:mxbai-embed-large': [1024, false, 'mixedbread/mxbai-embed-large-v1', 0],
+      'vllm:BAAI/bge-m3': [1024, false, 'baai/bge-m3', 0],
+      'sim:embed-small': [256, true, 'sim/embed-small', 0.02],
+    };
+    const embeddings = models.filter((model) => modelKind(model) === 'embedding');
+    assert.deepEqual(embeddings.map((model) => model.id).sort(), Object.keys(expected).sort());
+    for (const model of embeddings) {
+      const { embedding } = model;
+      assert.ok(embedding !== undefined, model.id);
+      assert.deepEqual([embedding.dimensions, embedding.shortenable, embedding.space, model.pricing.inputPerMTok], expected[model.id], model.id);
+      assert.equal(model.pricing.outputPerMTok, 0, `${model.id}: an embedding is priced by its input alone`);
+      assert.equal(model.pricing.cachedInputPerMTok, undefined, model.id);
+      assert.equal(model.maxOutputTokens, 0, model.id);
+      assert.deepEqual(model.capabilities, { tools: false, vision: false, jsonMode: false, streaming: false }, model.id);
+      assert.ok(embedding.maxBatch >= 1 && model.contextWindow >= 512, model.id);
+    }
+    assert.deepEqual(catalog.get('bedrock:amazon.titan-embed-text-v2:0')?.embedding?.dimensionChoices, [1024, 512, 256]);
+    assert.equal(catalog.get('bedrock:amazon.titan-embed-text-v2:0')?.embedding?.maxBatch, 1, 'InvokeModel embeds one text a call');
+    assert.equal(catalog.get('sim:embed-small')?.simulated, true);
+    assert.equal(catalog.get('gemini:text-embedding-004')?.retired, true);
+    assert.match(shipped.models.find((entry) => entry.id === 'mistral:mistral-embed')?.pricing.source ?? '', /output price is not applied/);
+    assert.equal(catalog.get('ollama:nomic-embed-text:latest')?.id, 'ollama:nomic-embed-text');
+    for (const model of chatModels) assert.equal(model.kind, undefined, `${model.id}: chat models carry no kind`);
+  });
+
+  it('refuses facts that give an embedding model chat figures, or price it by its output', () => {
+    const facts = readModelFacts();
+    const embeddingFact = facts.models.find((fact) => fact.id === 'sim:embed-small');
+    assert.ok(embeddingFact?.embedding !== undefined);
+    const { embedding } = embeddingFact;
+    const build = (fact: typeof embeddingFact) => buildCatalog({ ...facts, models: [fact] }, { asOf: shipped.asOf, pricesVersion: genaiPricesVersion() });
+    assert.throws(() => build({ ...embeddingFact, maxOutputTokens: 10 }), /an embedding model generates no tokens/);
+    assert.throws(() => build({ ...embeddingFact, handPrice: { inputPerMTok: 1, outputPerMTok: 1, source: 'x' } }), /priced by its input alone/);
+    assert.throws(() => build({ ...embeddingFact, embedding: { ...embedding, shortenable: false, dimensionChoices: [256, 128] } }), /dimensionChoices needs shortenable/);
   });
 
   it('keeps prices consistent: cache reads cost no more than input, tiers rise with the prompt', () => {

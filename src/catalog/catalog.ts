@@ -1,5 +1,5 @@
 import catalogData from './data/models.json' with { type: 'json' };
-import { shippedCatalogSchema, type ShippedCatalog, type ShippedModel } from './data/shipped-catalog-schema.js';
+import { shippedCatalogSchema, type ShippedCatalog, type ShippedEmbedding, type ShippedModel } from './data/shipped-catalog-schema.js';
 
 /** A long-context rate: it replaces the base prices for the whole request once its prompt exceeds `aboveInputTokens`. */
 export interface PriceTier {
@@ -34,14 +34,37 @@ export interface RegionInfo {
   readonly gridGCo2PerKWh: number;
 }
 
+/** What a model does: answer chat requests, or turn text into vectors. */
+export type ModelKind = 'chat' | 'embedding';
+
+/** What an embedding model gives (docs/catalog.md#embedding-models). */
+export interface EmbeddingInfo {
+  /** Default vector length. */
+  readonly dimensions: number;
+  /** Whether `dimensions` may shorten it (OpenAI text-embedding-3-*, Gemini). */
+  readonly shortenable: boolean;
+  /** The only lengths `dimensions` may take, where the provider allows only some (Titan v2: 1024, 512, 256); absent: any up to `dimensions`. */
+  readonly dimensionChoices?: readonly number[];
+  /**
+   * The vector space: models with the same space give comparable vectors (deployments of one model: OpenAI's and
+   * Azure's text-embedding-3-small). Fallback and routers only ever mix models of one space.
+   */
+  readonly space: string;
+  /** Inputs per request the provider accepts. */
+  readonly maxBatch: number;
+}
+
 export interface ModelInfo {
   /** `provider:model`, the id routers list. */
   readonly id: string;
   readonly provider: string;
   readonly model: string;
   readonly displayName: string;
+  /** Embedding models: `inputPerMTok` only, `outputPerMTok` 0. */
   readonly pricing: ModelPricing;
+  /** Embedding models: the most tokens one input may have. */
   readonly contextWindow: number;
+  /** 0 for embedding models. */
   readonly maxOutputTokens: number;
   readonly capabilities: { readonly tools: boolean; readonly vision: boolean; readonly jsonMode: boolean; readonly streaming: boolean };
   readonly qualityScore: number;
@@ -58,6 +81,15 @@ export interface ModelInfo {
   readonly aliases?: readonly string[];
   /** The provider has deprecated or retired it; it stays listed while it is still served or referenced. */
   readonly retired?: boolean;
+  /** What the model does. @default 'chat' */
+  readonly kind?: ModelKind;
+  /** Embedding models only. */
+  readonly embedding?: EmbeddingInfo;
+}
+
+/** The model's kind, `chat` unless it says otherwise. */
+export function modelKind(model: Pick<ModelInfo, 'kind'>): ModelKind {
+  return model.kind ?? 'chat';
 }
 
 export interface ModelCatalog {
@@ -140,5 +172,16 @@ function toModelInfo(entry: ShippedModel, data: ShippedCatalog, options: Shipped
     simulated: entry.simulated === true,
     aliases: entry.aliases,
     retired: entry.retired,
+    ...(entry.embedding !== undefined ? { kind: 'embedding' as const, embedding: embeddingInfo(entry.embedding) } : {}),
+  };
+}
+
+function embeddingInfo(shipped: ShippedEmbedding): EmbeddingInfo {
+  return {
+    dimensions: shipped.dimensions,
+    shortenable: shipped.shortenable,
+    ...(shipped.dimensionChoices !== undefined ? { dimensionChoices: shipped.dimensionChoices } : {}),
+    space: shipped.space,
+    maxBatch: shipped.maxBatch,
   };
 }

@@ -1,7 +1,7 @@
 import type { MaybePromise } from '../lib/maybe-promise.js';
 import { createPromiseCache } from '../lib/promise-cache.js';
 import type { CustomModelRecord, CustomModelsRepository } from '../storage/custom-models-repository.js';
-import type { ModelCatalog, ModelInfo, RegionInfo } from './catalog.js';
+import type { EmbeddingInfo, ModelCatalog, ModelInfo, RegionInfo } from './catalog.js';
 
 /**
  * What the gateway assumes about a model an owner declared without saying:
@@ -17,6 +17,17 @@ export const CUSTOM_MODEL_DEFAULTS = {
   typicalTokensPerSecond: 60,
 } as const;
 
+/** The same for an owner's embedding model: a small model whose whole call takes about as long as a chat model's first token. */
+export const CUSTOM_EMBEDDING_DEFAULTS = {
+  contextWindow: 8_192,
+  activeParamsB: 0.5,
+  typicalTtftMs: 300,
+  /** Inputs per upstream request: the smallest batch common hosted APIs accept (Mistral's 256). */
+  maxBatch: 256,
+} as const;
+
+const NO_CAPABILITIES = { tools: false, vision: false, jsonMode: false, streaming: false } as const;
+
 /**
  * The catalog entry for an owner's model. Over a shipped model (same
  * `provider:model`) it replaces the prices and the figures the owner gave and
@@ -24,6 +35,9 @@ export const CUSTOM_MODEL_DEFAULTS = {
  * figures and CUSTOM_MODEL_DEFAULTS.
  */
 export function customModelInfo(record: CustomModelRecord, shipped: ModelInfo | undefined): ModelInfo {
+  // A shipped model's kind and vectors are the catalog's; the owner only prices it.
+  const embedding = shipped === undefined ? ownerEmbedding(record) : shipped.embedding;
+  if (embedding !== undefined) return customEmbeddingInfo(record, shipped, embedding);
   const pricing = {
     inputPerMTok: record.inputPerMTok,
     outputPerMTok: record.outputPerMTok,
@@ -50,6 +64,32 @@ export function customModelInfo(record: CustomModelRecord, shipped: ModelInfo | 
     typicalTtftMs: shipped?.typicalTtftMs ?? CUSTOM_MODEL_DEFAULTS.typicalTtftMs,
     typicalTokensPerSecond: shipped?.typicalTokensPerSecond ?? CUSTOM_MODEL_DEFAULTS.typicalTokensPerSecond,
     simulated: false,
+  };
+}
+
+function ownerEmbedding(record: CustomModelRecord): EmbeddingInfo | undefined {
+  if (record.kind !== 'embedding' || record.embedding === undefined) return undefined;
+  return { ...record.embedding, maxBatch: CUSTOM_EMBEDDING_DEFAULTS.maxBatch };
+}
+
+function customEmbeddingInfo(record: CustomModelRecord, shipped: ModelInfo | undefined, embedding: EmbeddingInfo): ModelInfo {
+  return {
+    id: `${record.provider}:${record.model}`,
+    provider: record.provider,
+    model: record.model,
+    displayName: shipped?.displayName ?? record.model,
+    pricing: { inputPerMTok: record.inputPerMTok, outputPerMTok: 0 },
+    contextWindow: record.contextWindow,
+    maxOutputTokens: 0,
+    capabilities: NO_CAPABILITIES,
+    qualityScore: shipped?.qualityScore ?? CUSTOM_MODEL_DEFAULTS.qualityScore,
+    activeParamsB: record.activeParamsB ?? shipped?.activeParamsB ?? CUSTOM_EMBEDDING_DEFAULTS.activeParamsB,
+    region: shipped?.region ?? CUSTOM_MODEL_DEFAULTS.region,
+    typicalTtftMs: shipped?.typicalTtftMs ?? CUSTOM_EMBEDDING_DEFAULTS.typicalTtftMs,
+    typicalTokensPerSecond: shipped?.typicalTokensPerSecond ?? CUSTOM_MODEL_DEFAULTS.typicalTokensPerSecond,
+    simulated: false,
+    kind: 'embedding',
+    embedding,
   };
 }
 

@@ -1,5 +1,5 @@
 import { parseWholeNumber } from '../admin/admin-service.js';
-import { parsePrice } from '../admin/custom-model-admin.js';
+import { parseKind, parsePrice } from '../admin/custom-model-admin.js';
 import type { CustomModelRecord } from '../storage/custom-models-repository.js';
 import type { CommandSpec } from './command.js';
 import { formatNumber, isoTime, renderTable, type JsonObject } from './output.js';
@@ -15,6 +15,8 @@ function customModelJson(model: CustomModelRecord): JsonObject {
     contextWindow: model.contextWindow,
     maxOutputTokens: model.maxOutputTokens,
     capabilities: { tools: model.supportsTools, vision: model.supportsVision },
+    kind: model.kind,
+    ...(model.embedding === undefined ? {} : { embedding: { ...model.embedding } }),
     createdAt: isoTime(model.createdAt),
     updatedAt: isoTime(model.updatedAt),
   };
@@ -25,44 +27,58 @@ const addModel: CommandSpec = {
   verb: 'add',
   summary: "Declare a model and its prices for one owner's routers",
   description:
-    "Declares a model for one owner, with the prices (USD per million tokens) that cost and routing use for their requests: a model of a preset or of the owner's custom provider that the shipped catalog lacks, or the owner's own prices for a shipped model (same provider:model). The owner's routers may then list it. Declaring it again replaces its figures.",
+    "Declares a model for one owner, with the prices (USD per million tokens) that cost and routing use for their requests: a model of a preset or of the owner's custom provider that the shipped catalog lacks, or the owner's own prices for a shipped model (same provider:model). The owner's routers may then list it. Declaring it again replaces its figures. An embedding model (--kind embedding) needs its vector length (--dimensions), is priced by its input alone, and names its vector space (--space): the models of an embedding router must share one, so declare deployments of one model with the same space. A shipped model keeps its kind, dimensions and space.",
   options: {
     owner: { type: 'string', valueName: 'email', required: true, description: 'Email of the user' },
     id: { type: 'string', valueName: 'provider:model', required: true, description: 'The model id, e.g. acme:llama-3.3-70b' },
     'input-price': { type: 'string', valueName: 'usd', required: true, description: 'USD per million prompt tokens' },
-    'output-price': { type: 'string', valueName: 'usd', required: true, description: 'USD per million completion tokens' },
+    'output-price': { type: 'string', valueName: 'usd', description: 'USD per million completion tokens (chat models: required; embedding models: none)' },
     'cached-input-price': { type: 'string', valueName: 'usd', description: 'USD per million cached prompt tokens (default: the input price)' },
     'context-window': { type: 'string', valueName: 'n', description: 'Context window in tokens (default: the shipped model\'s, else 128000)' },
     'max-output': { type: 'string', valueName: 'n', description: 'Most completion tokens (default: the shipped model\'s, else 4096)' },
     tools: { type: 'boolean', description: 'The model supports tool calls' },
     vision: { type: 'boolean', description: 'The model accepts images' },
+    kind: { type: 'string', valueName: 'chat|embedding', description: "What the model does (default: the shipped model's kind, else chat)" },
+    dimensions: { type: 'string', valueName: 'n', description: 'Embedding models: the vector length' },
+    shortenable: { type: 'boolean', description: 'Embedding models: a request\'s "dimensions" may shorten the vectors' },
+    space: { type: 'string', valueName: 'name', description: 'Embedding models: the vector space, shared by deployments of one model (default: the model id, comparable with no other)' },
   },
   examples: [
     'modelport model add --owner owner@example.com --id acme:llama-3.3-70b --input-price 0.59 --output-price 0.79 --context-window 131072 --tools',
     'modelport model add --owner owner@example.com --id openai:gpt-4o --input-price 2 --output-price 8',
+    'modelport model add --owner owner@example.com --id acme:nomic-embed-text --kind embedding --dimensions 768 --space nomic/nomic-embed-text-v1.5 --input-price 0',
   ],
   async run(options, context) {
     const cached = options.string('cached-input-price');
     const contextWindow = options.string('context-window');
     const maxOutput = options.string('max-output');
+    const outputPrice = options.string('output-price');
+    const kind = options.string('kind');
+    const dimensions = options.string('dimensions');
     const input = {
       ownerEmail: options.requiredString('owner').toLowerCase(),
       id: options.requiredString('id'),
       inputPerMTok: parsePrice(options.requiredString('input-price'), '--input-price'),
-      outputPerMTok: parsePrice(options.requiredString('output-price'), '--output-price'),
+      outputPerMTok: outputPrice === undefined ? undefined : parsePrice(outputPrice, '--output-price'),
       cachedInputPerMTok: cached === undefined ? undefined : parsePrice(cached, '--cached-input-price'),
       contextWindow: contextWindow === undefined ? undefined : parseWholeNumber(contextWindow, '--context-window'),
       maxOutputTokens: maxOutput === undefined ? undefined : parseWholeNumber(maxOutput, '--max-output'),
       tools: options.boolean('tools'),
       vision: options.boolean('vision'),
+      kind: kind === undefined ? undefined : parseKind(kind),
+      dimensions: dimensions === undefined ? undefined : parseWholeNumber(dimensions, '--dimensions'),
+      // Absent, not false, when not given: a shipped model's own value then stands.
+      shortenable: options.boolean('shortenable') ? true : undefined,
+      space: options.string('space'),
     };
     const admin = await context.admin();
     const { model, replaced, overridesShipped } = await admin.addModel(input);
     const id = `${model.provider}:${model.model}`;
-    const what = overridesShipped ? `prices for shipped model ${id}` : `model ${id}`;
+    const what = overridesShipped ? `prices for shipped model ${id}` : model.embedding === undefined ? `model ${id}` : `embedding model ${id} (${model.embedding.dimensions} dimensions, space ${model.embedding.space})`;
+    const price = model.kind === 'embedding' ? `$${formatNumber(model.inputPerMTok, 6)} per million input tokens` : `$${formatNumber(model.inputPerMTok, 6)} in / $${formatNumber(model.outputPerMTok, 6)} out per million tokens`;
     return {
       json: { model: customModelJson(model), replaced, overridesShipped },
-      stdout: `${replaced ? 'Replaced' : 'Added'} ${what} for ${input.ownerEmail}: $${formatNumber(model.inputPerMTok, 6)} in / $${formatNumber(model.outputPerMTok, 6)} out per million tokens.\n`,
+      stdout: `${replaced ? 'Replaced' : 'Added'} ${what} for ${input.ownerEmail}: ${price}.\n`,
     };
   },
 };
@@ -83,7 +99,7 @@ const listModels: CommandSpec = {
       models.length === 0
         ? '(no models declared)\n'
         : renderTable(
-            ['ID', 'INPUT $/1M', 'OUTPUT $/1M', 'CACHED $/1M', 'CONTEXT', 'MAX OUT', 'TOOLS', 'VISION'],
+            ['ID', 'INPUT $/1M', 'OUTPUT $/1M', 'CACHED $/1M', 'CONTEXT', 'MAX OUT', 'TOOLS', 'VISION', 'KIND'],
             models.map((model) => [
               `${model.provider}:${model.model}`,
               formatNumber(model.inputPerMTok, 6),
@@ -93,6 +109,7 @@ const listModels: CommandSpec = {
               String(model.maxOutputTokens),
               model.supportsTools ? 'yes' : 'no',
               model.supportsVision ? 'yes' : 'no',
+              model.embedding === undefined ? model.kind : `embedding: ${model.embedding.dimensions} dims, space ${model.embedding.space}`,
             ]),
           );
     return { json: { models: models.map(customModelJson) }, stdout: table };

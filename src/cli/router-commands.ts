@@ -2,6 +2,7 @@ import { AdminInputError } from '../admin/admin-errors.js';
 import type { RouterWithOwner } from '../admin/admin-service.js';
 import { describeBudget, parseBudgetFlags } from '../admin/budget-admin.js';
 import { applySettingsChange, formatWeights, parseSettingNumber, parseWeights, type RouterSettingsChange } from '../admin/router-settings-input.js';
+import type { ModelKind } from '../catalog/catalog.js';
 import type { RouterSettings } from '../routing/routing-contract.js';
 import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
 import { parseWholeNumber } from '../admin/admin-service.js';
@@ -9,11 +10,12 @@ import { splitList, type CommandSpec, type OptionSpec, type OptionValues } from 
 import { isoTime, renderTable, shortTime, type JsonObject } from './output.js';
 
 /** The JSON shape of a router in every command's output. */
-export function routerJson({ router, ownerEmail }: RouterWithOwner): JsonObject {
+export function routerJson({ router, ownerEmail, kind }: RouterWithOwner): JsonObject {
   return {
     id: router.id,
     name: router.name,
     owner: ownerEmail,
+    kind,
     strategy: router.strategy,
     models: router.models,
     rpm: router.rpmLimit ?? null,
@@ -22,6 +24,11 @@ export function routerJson({ router, ownerEmail }: RouterWithOwner): JsonObject 
     createdAt: isoTime(router.createdAt),
     updatedAt: isoTime(router.updatedAt),
   };
+}
+
+/** "embedding " for an embedding router, nothing for a chat router (as every router was before embeddings). */
+function kindLabel(kind: ModelKind): string {
+  return kind === 'embedding' ? 'embedding ' : '';
 }
 
 /** Every setting, `null` where the default applies. */
@@ -87,7 +94,7 @@ const createRouter: CommandSpec = {
   verb: 'create',
   summary: 'Create a router and print its id',
   description:
-    'Creates a router over the given models (provider:model ids from "modelport models list", in order of preference) with an optimization strategy, and prints its id: the value clients send as "model". The id is random and unguessable. Settings (weights, quality target, cost ceiling) are optional; see docs/routing.md.',
+    'Creates a router over the given models (provider:model ids from "modelport models list", in order of preference) with an optimization strategy, and prints its id: the value clients send as "model". The id is random and unguessable. A router serves chat or embeddings, as its models do: all of one kind, and an embedding router\'s all deployments of one model (one vector space; fallback never mixes vectors of different models). Settings (weights, quality target, cost ceiling) are optional; see docs/routing.md.',
   options: {
     owner: { type: 'string', valueName: 'email', required: true, description: 'Email of the user who owns the router' },
     name: { type: 'string', valueName: 'name', required: true, description: 'A name for people to recognise it' },
@@ -98,6 +105,7 @@ const createRouter: CommandSpec = {
   examples: [
     'modelport router create --owner owner@example.com --name support-bot --models sim:small,sim:medium --strategy cost_optimized',
     'modelport router create --owner owner@example.com --name mix --models sim:small,sim:large --strategy balanced --weights cost=0.5,quality=0.5 --max-cost 0.01',
+    'modelport router create --owner owner@example.com --name vectors --models openai:text-embedding-3-small,azure:text-embedding-3-small --strategy latency_optimized',
   ],
   async run(options, context) {
     const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
@@ -114,10 +122,11 @@ const createRouter: CommandSpec = {
       tpmLimit: routerLimit(options, 'tpm') ?? undefined,
     });
     const budgetSet = budget?.amountUsd == null ? undefined : await admin.setBudget(ownerEmail, 'router', router.id, budget);
+    const kind = (await admin.routerKinds(router.ownerId))(router);
     return {
-      json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }), budget: budgetSet === undefined ? null : { usd: budgetSet.amountUsd, period: budgetSet.period } } },
+      json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase(), kind }), budget: budgetSet === undefined ? null : { usd: budgetSet.amountUsd, period: budgetSet.period } } },
       stdout: `${router.id}\n`,
-      stderr: `Created router "${router.name}" for ${ownerEmail}: ${router.strategy} over ${router.models.join(', ')}${settingsSummary(router.settings)}${budgetSet === undefined ? '' : `; ${describeBudget(budgetSet)}`}.\n`,
+      stderr: `Created ${kindLabel(kind)}router "${router.name}" for ${ownerEmail}: ${router.strategy} over ${router.models.join(', ')}${settingsSummary(router.settings)}${budgetSet === undefined ? '' : `; ${describeBudget(budgetSet)}`}.\n`,
     };
   },
 };
@@ -163,11 +172,12 @@ const updateRouter: CommandSpec = {
     if (router === undefined) throw new Error(`router ${id} vanished while it was updated`);
     const budgetNow = await admin.findBudget('router', router.id);
     const { weights, qualityTarget, maxCostPerRequestUsd } = router.settings;
+    const kind = (await admin.routerKinds(router.ownerId))(router);
     return {
-      json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }), budget: budgetNow === undefined ? null : { usd: budgetNow.amountUsd, period: budgetNow.period } } },
+      json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase(), kind }), budget: budgetNow === undefined ? null : { usd: budgetNow.amountUsd, period: budgetNow.period } } },
       stdout: `${router.id}\n`,
       stderr:
-        `Updated router "${router.name}": ${router.strategy} over ${router.models.join(', ')}; weights ${formatWeights(weights)}; ` +
+        `Updated ${kindLabel(kind)}router "${router.name}": ${router.strategy} over ${router.models.join(', ')}; weights ${formatWeights(weights)}; ` +
         `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}${budgetNow === undefined ? '' : `; ${describeBudget(budgetNow)}`}.\n`,
     };
   },
@@ -189,8 +199,8 @@ const listRouters: CommandSpec = {
       routers.length === 0
         ? '(no routers)\n'
         : renderTable(
-            ['ID', 'NAME', 'OWNER', 'STRATEGY', 'MODELS', 'CREATED'],
-            routers.map(({ router, ownerEmail }) => [router.id, router.name, ownerEmail, router.strategy, router.models.join(','), shortTime(router.createdAt)]),
+            ['ID', 'NAME', 'KIND', 'OWNER', 'STRATEGY', 'MODELS', 'CREATED'],
+            routers.map(({ router, ownerEmail, kind }) => [router.id, router.name, kind, ownerEmail, router.strategy, router.models.join(','), shortTime(router.createdAt)]),
           );
     return { json: { routers: routers.map(routerJson) }, stdout: table };
   },
@@ -224,8 +234,9 @@ const calibrateRouterCommand: CommandSpec = {
     const { router, ignored } = await admin.calibrateRouter({ ownerEmail, id: options.requiredString('id'), examples });
     const abilities = router.settings.autoAbilities ?? {};
     const lines = Object.entries(abilities).map(([id, ability]) => `  ${id}: position ${ability.position}, offset ${ability.offset} (${ability.examples} examples)`);
+    // Embedding routers cannot be calibrated (router-admin.ts), so this one serves chat.
     return {
-      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase() }), ignored: [...ignored] },
+      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase(), kind: 'chat' }), ignored: [...ignored] },
       stdout: `${router.id}\n`,
       stderr:
         `Calibrated router "${router.name}" from ${examples.prompts.length} examples:\n${lines.join('\n')}\n` +

@@ -1,5 +1,5 @@
 import type { OwnerProviders } from '../providers/credentials/owner-providers.js';
-import type { ModelCatalog } from '../catalog/catalog.js';
+import { modelKind, type ModelCatalog } from '../catalog/catalog.js';
 import type { OwnerCatalogs } from '../catalog/owner-catalog.js';
 import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
 import type { CatalogModelView, StrategyView } from './dashboard-api-types.js';
@@ -35,13 +35,16 @@ export async function catalogView(shipped: ModelCatalog, ownerCatalogs: OwnerCat
     id: model.id,
     provider: model.provider,
     name: model.displayName,
+    kind: modelKind(model),
+    ...(model.embedding !== undefined ? { embedding: { dimensions: model.embedding.dimensions, shortenable: model.embedding.shortenable, space: model.embedding.space } } : {}),
     inputPerMTok: model.pricing.inputPerMTok,
     outputPerMTok: model.pricing.outputPerMTok,
     cachedInputPerMTok: model.pricing.cachedInputPerMTok ?? null,
     contextWindow: model.contextWindow,
     maxOutputTokens: model.maxOutputTokens,
     capabilities: { tools: model.capabilities.tools, vision: model.capabilities.vision, json: model.capabilities.jsonMode, streaming: model.capabilities.streaming },
-    quality: model.qualityScore,
+    // A chat rating; embedding models have none that means anything.
+    ...(model.kind === 'embedding' ? {} : { quality: model.qualityScore }),
     available: resolve(model.provider, model.model) !== undefined,
     retired: model.retired === true,
   }));

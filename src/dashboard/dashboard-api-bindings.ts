@@ -1,6 +1,7 @@
 import type { AgentDefinition } from '../agents/agent-definition.js';
 import type { AgentMeta } from '../agents/agent-executor.js';
-import type { AgentDefinitionView, AgentLimitsView, AgentMetaView, AgentStepDefinitionView } from './dashboard-api-types.js';
+import type { ModelKind } from '../catalog/catalog.js';
+import type { AgentDefinitionView, AgentLimitsView, AgentMetaView, AgentStepDefinitionView, ModelKindView } from './dashboard-api-types.js';
 
 /**
  * Compile-time checks that the types the dashboard relays from the agents layer
@@ -20,6 +21,9 @@ export type AgentDefinitionFitsItsView = Holds<AgentDefinition extends AgentDefi
 export type AgentDefinitionViewNamesTheSchemaFields = Holds<SameKeys<AgentDefinitionView, AgentDefinition>>;
 export type AgentStepViewNamesTheSchemaFields = Holds<SameKeys<AgentStepDefinitionView, AgentDefinition['steps'][number]>>;
 export type AgentLimitsViewNamesTheSchemaFields = Holds<SameKeys<AgentLimitsView, NonNullable<AgentDefinition['limits']>>>;
+
+/** The kinds a router or model shows are exactly the catalog's. */
+export type ModelKindViewIsTheCatalogs = Holds<[ModelKind] extends [ModelKindView] ? ([ModelKindView] extends [ModelKind] ? true : false) : false>;
 
 /** The agent `_meta` of a run's answer reads as the dashboard's run panel reads it. */
 export type AgentMetaFitsItsView = Holds<AgentMeta extends AgentMetaView ? true : false>;

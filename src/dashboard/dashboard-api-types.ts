@@ -65,17 +65,33 @@ export interface MemberView {
 
 // Catalog and routers
 
+/** What a model (and so a router of such models) does: answer chat requests, or turn text into vectors. */
+export type ModelKindView = 'chat' | 'embedding';
+
+/** An embedding model's vectors. */
+export interface EmbeddingView {
+  /** Default vector length. */
+  readonly dimensions: number;
+  /** Whether a request's `dimensions` may shorten the vectors. */
+  readonly shortenable: boolean;
+  /** Models of one space give comparable vectors; a router's models all share one. */
+  readonly space: string;
+}
+
 export interface CatalogModelView {
   readonly id: string;
   readonly provider: string;
   readonly name: string;
+  readonly kind: ModelKindView;
+  /** Embedding models only. */
+  readonly embedding?: EmbeddingView | undefined;
   readonly inputPerMTok: number;
   readonly outputPerMTok: number;
   readonly cachedInputPerMTok: number | null;
   readonly contextWindow: number;
   readonly maxOutputTokens?: number | undefined;
   readonly capabilities: { readonly tools?: boolean | undefined; readonly vision?: boolean | undefined; readonly json?: boolean | undefined; readonly streaming?: boolean | undefined };
-  /** LMArena-style rating, e.g. 1270. */
+  /** LMArena-style rating, e.g. 1270; absent for embedding models. */
   readonly quality?: number | undefined;
   /** Whether the server (or the workspace) has credentials for its provider. */
   readonly available: boolean;
@@ -99,6 +115,8 @@ export interface RouterSettingsView {
 export interface RouterView {
   readonly id: string;
   readonly name: string;
+  /** Its models' kind: whether it serves chat completions or embeddings. */
+  readonly kind: ModelKindView;
   readonly models: readonly string[];
   readonly strategy: string;
   readonly settings: RouterSettingsView;
@@ -199,6 +217,8 @@ export interface UsageRequestView {
   readonly status: number;
   readonly errorCode: string | null;
   readonly streamed: boolean;
+  /** An embedding call (by the model that served it): its tokens are all input, `completionTokens` 0. */
+  readonly kind: ModelKindView;
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly totalTokens: number;

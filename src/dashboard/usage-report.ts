@@ -4,7 +4,11 @@ import { roundUsd } from '../lib/money.js';
 import type { ApiKeysRepository } from '../storage/api-keys-repository.js';
 import type { UsageRecordRow } from '../storage/schema.js';
 import type { UsageAnalyticsRepository, UsagePoint } from '../storage/usage-analytics-repository.js';
-import type { RequestsPageView, TrafficReportView, UsageReportView, UsageRequestView } from './dashboard-api-types.js';
+import type { ModelKindView, RequestsPageView, TrafficReportView, UsageReportView, UsageRequestView } from './dashboard-api-types.js';
+
+/** The kind of the model a usage record names (`provider:model`; null when no model answered). */
+export type ModelKindOf = (model: string | null) => ModelKindView;
+const allChat: ModelKindOf = () => 'chat';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -131,7 +135,7 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
     },
 
     /** The hourly counts and newest requests of one router. */
-    async traffic(ownerId: string, routerId: string, range: UsageRange): Promise<TrafficReportView> {
+    async traffic(ownerId: string, routerId: string, range: UsageRange, kindOf: ModelKindOf = allChat): Promise<TrafficReportView> {
       const points = await analytics.points(ownerId, range.from, range.to, MAX_REPORT_RECORDS, routerId);
       const starts = bucketStarts(range);
       const first = starts[0] ?? range.from;
@@ -143,17 +147,21 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
         bucket.errors += point.status >= 400 ? 1 : 0;
         bucket.costUsd += point.cost_usd;
       }
-      const recent = await this.requests(ownerId, { limit: 20, routerId });
+      const recent = await this.requests(ownerId, { limit: 20, routerId }, kindOf);
       return { from: range.from, to: range.to, hourly: hourly.map((bucket) => ({ ...bucket, costUsd: roundUsd(bucket.costUsd) })), recent: recent.requests };
     },
 
-    async requests(ownerId: string, query: { limit: number; before?: string | undefined; routerId?: string | undefined; keyId?: string | undefined }): Promise<RequestsPageView> {
+    async requests(
+      ownerId: string,
+      query: { limit: number; before?: string | undefined; routerId?: string | undefined; keyId?: string | undefined },
+      kindOf: ModelKindOf = allChat,
+    ): Promise<RequestsPageView> {
       const before = query.before === undefined ? undefined : parseCursor(query.before);
       const rows = await analytics.page({ ownerId, limit: query.limit, before, routerId: query.routerId, keyId: query.keyId });
       const { routers, keys } = await names(ownerId);
       const last = rows.length === query.limit ? rows[rows.length - 1] : undefined;
       return {
-        requests: rows.map((row) => requestView(row, routers, keys)),
+        requests: rows.map((row) => requestView(row, routers, keys, kindOf)),
         nextBefore: last === undefined ? null : `${last.created_at}:${last.id}`,
       };
     },
@@ -161,10 +169,11 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
 }
 
 /** The usage row (the CLI's too), with the names of its router and key; `time` is the record's `createdAt`. */
-function requestView(row: UsageRecordRow, routers: ReadonlyMap<string, string>, keys: ReadonlyMap<string, { name: string }>): UsageRequestView {
+function requestView(row: UsageRecordRow, routers: ReadonlyMap<string, string>, keys: ReadonlyMap<string, { name: string }>, kindOf: ModelKindOf): UsageRequestView {
   const { createdAt, ownerId: _ownerId, ...usage } = toUsageRow(row);
   return {
     ...usage,
+    kind: kindOf(usage.model),
     time: createdAt,
     routerName: usage.routerId === null ? null : (routers.get(usage.routerId) ?? null),
     keyName: keyName(usage.keyId, keys),

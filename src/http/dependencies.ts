@@ -13,6 +13,7 @@ import type { OwnerCatalogs } from '../catalog/owner-catalog.js';
 import type { RouterDirectory } from '../routing/router-directory.js';
 import type { ModelHealth } from '../routing/routing-contract.js';
 import type { PipelineDependencies } from '../pipeline/routed-call.js';
+import type { ResponseStore } from './openai-responses/response-store.js';
 
 /**
  * Everything the HTTP layer needs, built once by app.ts (or a test) and passed in: the pipeline's dependencies
@@ -55,6 +56,8 @@ export interface AppDependencies extends PipelineDependencies {
   readonly dashboard?: { readonly services: DashboardServices; /** Built web app. @default web/dist */ readonly webRoot?: string };
   /** Owners' agents (`model: "agent:<name>"`, /api/v1/agents). Absent: every agent is 404 agent_not_found. */
   readonly agents?: AgentService;
+  /** Stored Responses API answers (`store`, `previous_response_id`, …/responses/{id}). Absent: none is stored or found. */
+  readonly responses?: ResponseStore;
 }
 
 export interface HttpSettings {

@@ -1,15 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import { routerKind } from '../catalog/router-kind.js';
 import type { AppDependencies } from './dependencies.js';
 
 /**
  * GET /api/router/models (and /v1/models): the routers and agents (`agent:<name>`) the
- * calling key may use, in OpenAI's list shape, so clients that list models work.
+ * calling key may use, in OpenAI's list shape, so clients that list models work. `kind`
+ * says which endpoint each serves: `chat` (chat completions, agents) or `embedding`.
  */
 export function registerModels(app: FastifyInstance, deps: AppDependencies): void {
   const handler = async (request: import('fastify').FastifyRequest) => {
     const key = request.gateway.key;
     if (key === undefined) return { object: 'list', data: [] };
-    const routers = await deps.routers.listByOwner(key.ownerId);
+    const [routers, catalog] = await Promise.all([deps.routers.listByOwner(key.ownerId), deps.ownerCatalogs.forOwner(key.ownerId)]);
     const allowed = key.routerIds === undefined ? routers : routers.filter((router) => key.routerIds?.includes(router.id));
     const agents = deps.agents === undefined ? [] : await deps.agents.list(key.ownerId);
     return {
@@ -21,12 +23,13 @@ export function registerModels(app: FastifyInstance, deps: AppDependencies): voi
           created: Math.floor(router.createdAt / 1000),
           owned_by: 'modelport',
           name: router.name,
+          kind: routerKind(router.models, catalog),
           strategy: router.strategy,
         })),
         // A restricted key sees only the agents it may run (every step through a router it may use).
         ...agents
           .filter((agent) => key.routerIds === undefined || agentSteps(agent.definition).every((step) => step.router !== undefined && key.routerIds?.includes(step.router) === true))
-          .map((agent) => ({ id: `agent:${agent.name}`, object: 'model', created: Math.floor(agent.createdAt / 1000), owned_by: 'modelport', name: agent.name, description: agent.description })),
+          .map((agent) => ({ id: `agent:${agent.name}`, object: 'model', created: Math.floor(agent.createdAt / 1000), owned_by: 'modelport', name: agent.name, kind: 'chat', description: agent.description })),
       ],
     };
   };

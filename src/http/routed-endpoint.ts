@@ -28,7 +28,7 @@ export interface RoutedEndpointOptions {
  */
 export function routedHandler<Body, Decoded extends DecodedRequest>(adapter: SurfaceAdapter<Body, Decoded>, deps: AppDependencies, options: RoutedEndpointOptions = {}) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const decoding = adapter.decode(request.body as Body, { ownerId: request.gateway.key?.ownerId, requestId: request.id });
+    const decoding = adapter.decode(request.body as Body, { ownerId: request.gateway.key?.ownerId, keyId: request.gateway.key?.id, requestId: request.id });
     const decoded = decoding instanceof Promise ? await decoding : decoding;
     if (options.authorize !== undefined) await options.authorize(request, reply, decoded);
     // The path wins over the body (spec 4.1 rule 2).

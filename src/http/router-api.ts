@@ -9,6 +9,9 @@ import { admitCall, noteErrorCode, settleOnResponse } from './call-hooks.js';
 import type { AppDependencies } from './dependencies.js';
 import { registerModels } from './models-route.js';
 import { registerOpenAIChat } from './openai-chat/openai-chat-routes.js';
+import { registerOpenAIEmbeddings } from './openai-embeddings/openai-embeddings-routes.js';
+import { registerOpenAIResponses } from './openai-responses/openai-responses-routes.js';
+import { storedResponsesApi } from './openai-responses/stored-responses-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -52,9 +55,12 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
   app.addHook('onError', noteErrorCode);
 
   registerOpenAIChat(app, deps);
+  registerOpenAIEmbeddings(app, deps);
+  registerOpenAIResponses(app, deps);
   registerModels(app, deps);
   await app.register(anthropicMessagesApi, deps);
   await app.register(agentsApi, deps);
+  await app.register(storedResponsesApi, deps);
 }
 
 /** The key from `Authorization: Bearer …`, or, on routes that accept it, from `x-api-key`. */

@@ -72,6 +72,8 @@ export interface StreamEncoder<M> {
 export interface DecodeContext {
   /** The key's owner; undefined where the caller is not known yet (the dashboard authorises after decoding). */
   readonly ownerId: string | undefined;
+  /** The caller's key (a stored response names the key that made it); undefined where not known yet. */
+  readonly keyId?: string | undefined;
   readonly requestId: string;
 }
 

@@ -110,7 +110,11 @@ describe('the pipeline settles every call exactly once', () => {
       usage: { record: (record) => void records.push(record) },
       budgets,
       ownerCatalogs: shippedCatalogOnly(catalog),
-      providers: { forOwner: () => (provider, modelId) => (provider === 'sim' && modelId === 'small' ? model : undefined), invalidate: () => undefined },
+      providers: {
+        forOwner: () => (provider, modelId) => (provider === 'sim' && modelId === 'small' ? model : undefined),
+        embeddingsForOwner: () => () => undefined,
+        invalidate: () => undefined,
+      },
       now: Date.now,
       settings: { maxAttempts: 2 },
     };

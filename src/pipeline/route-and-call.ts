@@ -2,12 +2,11 @@ import { accountCall, type CallAccount } from '../accounting/call-accounting.js'
 import type { ClientSignal } from '../lib/client-abort.js';
 import { DEFAULT_FALLBACK_DEADLINE_MS } from './pipeline-defaults.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
-import type { ChatModel, ChatRequest, ChatResult, ToolCall, Usage } from '../providers/contract.js';
+import type { ChatModel, ChatRequest, ChatResult, EmbeddingModel, ToolCall, Usage } from '../providers/contract.js';
 import { toPartStream, type PartStream } from '../providers/part-stream.js';
 import type { OwnerProviders } from '../providers/credentials/owner-providers.js';
-import type { ModelResolver } from '../providers/credentials/registry.js';
 import type { ModelCatalog, ModelInfo } from '../catalog/catalog.js';
-import { callWithFallback, type Attempt, type FallbackOptions } from '../routing/fallback.js';
+import { callWithFallback, type Attempt, type FallbackOptions, type ModelClient } from '../routing/fallback.js';
 import { ownerScopedKey } from '../routing/health/health-keys.js';
 import type { OwnerCatalogs } from '../catalog/owner-catalog.js';
 import { planRoute, plannedModels, routingMeta, type RoutableRouter, type RoutingMeta } from '../routing/plan-route.js';
@@ -28,6 +27,8 @@ export interface RouteCallDependencies {
   readonly health?: ModelHealth | undefined;
   /** Whether a model client runs on the server's credentials. @default every model is the server's */
   readonly isServerModel?: ((model: ChatModel) => boolean) | undefined;
+  /** The same for embedding model clients. @default every model is the server's */
+  readonly isServerEmbeddingModel?: ((model: EmbeddingModel) => boolean) | undefined;
   /** Epoch milliseconds. */
   readonly now: () => number;
   /** @default Math.random */
@@ -40,14 +41,16 @@ export interface OwnedRouter extends RoutableRouter {
   readonly ownerId: string;
 }
 
-/** A ranked route, ready to call. */
-export interface PreparedRoute {
+/** A ranked route, ready to call; `M` is the kind of model client its models are (chat or embedding). */
+export interface PreparedRoute<M extends ModelClient = ChatModel> {
   readonly ownerId: string;
   readonly strategy: StrategyName;
   /** Eligible models, best-first. */
   readonly candidates: readonly ModelInfo[];
   readonly routing: RoutingMeta;
-  readonly resolveModel: ModelResolver;
+  readonly resolveModel: (provider: string, model: string) => M | undefined;
+  /** Whether a client runs on the server's credentials (its health is the model's), not an owner's own. */
+  readonly isServerModel: ((model: M) => boolean) | undefined;
   readonly estimatedPromptTokens: number;
 }
 
@@ -68,16 +71,37 @@ export function prepareRoute(router: OwnedRouter, request: ChatRequest, deps: Ro
   const catalog = deps.ownerCatalogs.forOwner(router.ownerId);
   const resolveModel = deps.providers.forOwner(router.ownerId);
   if (catalog instanceof Promise || resolveModel instanceof Promise) {
-    return Promise.all([catalog, resolveModel]).then(([loaded, resolve]) => rankRoute(router, request, deps, loaded, resolve));
+    return Promise.all([catalog, resolveModel]).then(([loaded, resolve]) => rankRoute(router, request, deps, loaded, resolve, deps.isServerModel, 'chat'));
   }
-  return rankRoute(router, request, deps, catalog, resolveModel);
+  return rankRoute(router, request, deps, catalog, resolveModel, deps.isServerModel, 'chat');
 }
 
-function rankRoute(router: OwnedRouter, request: ChatRequest, deps: RouteCallDependencies, catalog: ModelCatalog, resolveModel: ModelResolver): PreparedRoute {
+/**
+ * Ranks an embedding router's models for these inputs (given as one user message of their text): only embedding
+ * models are eligible, and their expected cost is the input's.
+ */
+export function prepareEmbeddingRoute(router: OwnedRouter, request: ChatRequest, deps: RouteCallDependencies): MaybePromise<PreparedRoute<EmbeddingModel>> {
+  const catalog = deps.ownerCatalogs.forOwner(router.ownerId);
+  const resolveModel = deps.providers.embeddingsForOwner(router.ownerId);
+  if (catalog instanceof Promise || resolveModel instanceof Promise) {
+    return Promise.all([catalog, resolveModel]).then(([loaded, resolve]) => rankRoute(router, request, deps, loaded, resolve, deps.isServerEmbeddingModel, 'embedding'));
+  }
+  return rankRoute(router, request, deps, catalog, resolveModel, deps.isServerEmbeddingModel, 'embedding');
+}
+
+function rankRoute<M extends ModelClient>(
+  router: OwnedRouter,
+  request: ChatRequest,
+  deps: RouteCallDependencies,
+  catalog: ModelCatalog,
+  resolveModel: (provider: string, model: string) => M | undefined,
+  isServerModel: ((model: M) => boolean) | undefined,
+  kind: 'chat' | 'embedding',
+): PreparedRoute<M> {
   // Health under the key fallback reports to: an owner's own credentials keep theirs apart.
   const healthKey = (info: ModelInfo): string => {
-    const model = deps.isServerModel === undefined ? undefined : resolveModel(info.provider, info.model);
-    return model === undefined || deps.isServerModel?.(model) !== false ? info.id : ownerScopedKey(info.id, router.ownerId);
+    const model = isServerModel === undefined ? undefined : resolveModel(info.provider, info.model);
+    return model === undefined || isServerModel?.(model) !== false ? info.id : ownerScopedKey(info.id, router.ownerId);
   };
   const plan = planRoute({
     router,
@@ -88,6 +112,7 @@ function rankRoute(router: OwnedRouter, request: ChatRequest, deps: RouteCallDep
     now: deps.now(),
     random: deps.random ?? Math.random,
     isCallable: (provider, model) => resolveModel(provider, model) !== undefined,
+    kind,
   });
   return {
     ownerId: router.ownerId,
@@ -95,13 +120,20 @@ function rankRoute(router: OwnedRouter, request: ChatRequest, deps: RouteCallDep
     candidates: plannedModels(plan),
     routing: routingMeta(plan),
     resolveModel,
+    isServerModel,
     estimatedPromptTokens: plan.promptTokens,
   };
 }
 
 /** How fallback runs: the attempt limit, the deadline, the signal, and health under the right key. */
-export function routeFallbackOptions<T>(route: PreparedRoute, deps: RouteCallDependencies, timing: RouteCallTiming, measure: FallbackOptions<T>['measure']): FallbackOptions<T> {
-  const { health, isServerModel } = deps;
+export function routeFallbackOptions<T, M extends ModelClient>(
+  route: PreparedRoute<M>,
+  deps: RouteCallDependencies,
+  timing: RouteCallTiming,
+  measure: FallbackOptions<T, M>['measure'],
+): FallbackOptions<T, M> {
+  const { health } = deps;
+  const isServerModel = route.isServerModel;
   return {
     maxAttempts: deps.settings.maxAttempts,
     now: () => performance.now(),

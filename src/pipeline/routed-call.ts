@@ -112,6 +112,7 @@ export async function prepareCall(call: CallState, input: CallInput, deps: Pipel
     candidates: plan.candidates,
     routing: plan.routing,
     resolveModel: plan.resolveModel,
+    isServerModel: plan.isServerModel,
     estimatedPromptTokens: plan.estimatedPromptTokens,
     router,
     chatRequest: input.chatRequest,
@@ -127,7 +128,7 @@ export async function prepareCall(call: CallState, input: CallInput, deps: Pipel
  * Runs a prepared call's work. A routing failure keeps its attempt count for the usage record; a client that left
  * gets no response, so nothing else would end its call: it is settled here with the error it ended on.
  */
-export async function runCall<T>(call: CallState, prepared: PreparedCall, deps: SettlementDependencies, work: () => Promise<T>): Promise<T> {
+export async function runCall<T>(call: CallState, prepared: Pick<PreparedCall, 'signal'>, deps: SettlementDependencies, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -169,7 +170,7 @@ export function noteAccount(call: CallState, modelId: string, usage: Usage, cost
 }
 
 /** The request's router, checked against the key (404/403); synchronous on a cache hit. */
-function resolveRouter(call: CallState, target: string | null | undefined, deps: Pick<PipelineDependencies, 'routers'>): MaybePromise<RouterRecord> {
+export function resolveRouter(call: CallState, target: string | null | undefined, deps: Pick<PipelineDependencies, 'routers'>): MaybePromise<RouterRecord> {
   if (target === undefined || target === null || target === '') throw errors.routerRequired();
   if (target.startsWith('agent:')) throw errors.agentNotFound(target.slice('agent:'.length));
   // Lookups (misses included) are cached by id: a megabyte-long "id" must not become a cache key.

@@ -156,3 +156,28 @@ export function isRetryableStatus(status: number): boolean {
   // provider are wrong: the request itself is fine, so another model may serve it.
   return status === 401 || status === 403 || status === 404 || status === 408 || status === 409 || status === 429 || status >= 500;
 }
+
+export interface EmbeddingRequest {
+  /**
+   * Texts, or token arrays. Only OpenAI's format takes token arrays; the other formats' clients refuse them with
+   * `unsupportedRequest` (another model may serve the request).
+   */
+  readonly input: readonly (string | readonly number[])[];
+  /** Output dimensions, where the model can shorten its vectors. */
+  readonly dimensions?: number;
+  readonly user?: string;
+}
+
+export interface EmbeddingResult {
+  /** One vector per input, in input order, as the provider's numbers (float64 as JSON gives them). */
+  readonly embeddings: readonly (readonly number[])[];
+  /** The provider's count of input tokens; undefined when it gave none (then counted). */
+  readonly usage: { readonly promptTokens: number } | undefined;
+}
+
+/** One embedding model of one provider, ready to call. */
+export interface EmbeddingModel {
+  readonly provider: string;
+  readonly modelId: string;
+  embed(request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResult>;
+}

@@ -1,10 +1,14 @@
 import { createAnthropicChatModel } from './anthropic/anthropic-chat-model.js';
 import { createAzureChatModel } from './azure/azure-chat-model.js';
+import { createAzureEmbeddingModel } from './azure/azure-embedding-model.js';
 import { createBedrockChatModel } from './bedrock/bedrock-chat-model.js';
-import type { ChatModel } from './contract.js';
+import { createBedrockEmbeddingModel } from './bedrock/bedrock-embedding-model.js';
+import type { ChatModel, EmbeddingModel } from './contract.js';
 import { createGeminiChatModel } from './gemini/gemini-chat-model.js';
+import { createGeminiEmbeddingModel } from './gemini/gemini-embedding-model.js';
 import type { UpstreamHttp } from './transport/http-client.js';
 import { createOpenAIChatModel } from './openai/openai-chat-model.js';
+import { createOpenAIEmbeddingModel } from './openai/openai-embedding-model.js';
 import type { ProviderCredentials, ProviderPreset } from './credentials/provider-presets.js';
 
 export interface ModelFactoryOptions {
@@ -61,6 +65,57 @@ export function createChatModelFor(
         modelId,
       );
     }
+    case 'sim':
+      return undefined;
+  }
+}
+
+/**
+ * One callable embedding model from a provider's wire format and a set of credentials, as `createChatModelFor`
+ * builds chat models; undefined for a format without embeddings (Anthropic's, the simulator) or credentials
+ * that cannot call it.
+ */
+export function createEmbeddingModelFor(
+  preset: ProviderPreset,
+  credentials: ProviderCredentials,
+  modelId: string,
+  options: Pick<ModelFactoryOptions, 'http'>,
+): EmbeddingModel | undefined {
+  const common = {
+    provider: preset.name,
+    baseUrl: credentials.baseUrl,
+    http: options.http,
+    ...(credentials.apiKey !== undefined ? { apiKey: credentials.apiKey } : {}),
+  };
+  switch (preset.wireFormat) {
+    case 'openai':
+      return createOpenAIEmbeddingModel(common, modelId);
+    case 'gemini':
+      return createGeminiEmbeddingModel(common, modelId);
+    case 'azure': {
+      if (credentials.apiKey === undefined) return undefined;
+      const apiVersion = credentials.options?.apiVersion;
+      return createAzureEmbeddingModel(
+        { provider: preset.name, endpoint: credentials.baseUrl, apiKey: credentials.apiKey, http: options.http, ...(apiVersion !== undefined ? { apiVersion } : {}) },
+        modelId,
+      );
+    }
+    case 'bedrock': {
+      const secretAccessKey = credentials.options?.secretAccessKey;
+      if (credentials.apiKey === undefined || secretAccessKey === undefined) return undefined;
+      const sessionToken = credentials.options?.sessionToken;
+      return createBedrockEmbeddingModel(
+        {
+          provider: preset.name,
+          region: credentials.options?.region ?? 'us-east-1',
+          baseUrl: credentials.baseUrl,
+          credentials: { accessKeyId: credentials.apiKey, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) },
+          http: options.http,
+        },
+        modelId,
+      );
+    }
+    case 'anthropic':
     case 'sim':
       return undefined;
   }

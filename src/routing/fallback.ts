@@ -1,7 +1,6 @@
 import { GatewayError, errors } from '../lib/errors.js';
 import { ClientAbort, type ClientSignal } from '../lib/client-abort.js';
 import { UpstreamError, type ChatModel } from '../providers/contract.js';
-import type { ModelResolver } from '../providers/credentials/registry.js';
 import type { ModelInfo } from '../catalog/catalog.js';
 import type { Availability, LatencySample, ModelHealth } from './routing-contract.js';
 
@@ -30,8 +29,14 @@ export interface AttemptContext {
   readonly signal: ClientSignal;
 }
 
-/** Model health as fallback uses it. */
-export interface FallbackHealth {
+/** A model client fallback can call: a chat model, or an embedding model. */
+export interface ModelClient {
+  readonly provider: string;
+  readonly modelId: string;
+}
+
+/** Model health as fallback uses it; `M` is the kind of model client called. */
+export interface FallbackHealth<M extends ModelClient = ChatModel> {
   readonly state: ModelHealth;
   /** The health's clock (epoch ms). */
   readonly now: () => number;
@@ -39,10 +44,10 @@ export interface FallbackHealth {
    * Which health a call reports to: an owner's own credentials keep theirs apart
    * (routing/health/health-keys.ts). @default the model id
    */
-  readonly keyOf?: ((info: ModelInfo, model: ChatModel) => string) | undefined;
+  readonly keyOf?: ((info: ModelInfo, model: M) => string) | undefined;
 }
 
-export interface FallbackOptions<T = unknown> {
+export interface FallbackOptions<T = unknown, M extends ModelClient = ChatModel> {
   /** At most this many upstream calls per request. @default 3 (MODELPORT_MAX_ATTEMPTS) */
   readonly maxAttempts: number;
   /** Measures attempts' latency (ms, monotonic). */
@@ -55,7 +60,7 @@ export interface FallbackOptions<T = unknown> {
   /** The client's signal: its abort ends the search at once (499), never falls back. */
   readonly signal?: ClientSignal | undefined;
   /** Skips models health calls unavailable, and reports every call to it. @default none: nothing skipped or recorded */
-  readonly health?: FallbackHealth | undefined;
+  readonly health?: FallbackHealth<M> | undefined;
   /** What a resolved call says about the model's latency. @default its duration only */
   readonly measure?: ((value: T, elapsedMs: number) => LatencySample) | undefined;
 }
@@ -83,11 +88,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * silent surprise in cost. `resolve` gives the router owner's models (their
  * own keys first, then the server's).
  */
-export async function callWithFallback<T>(
+export async function callWithFallback<T, M extends ModelClient = ChatModel>(
   candidates: readonly ModelInfo[],
-  resolve: ModelResolver,
-  options: FallbackOptions<T>,
-  call: (model: ChatModel, info: ModelInfo, attempt: AttemptContext) => Promise<T>,
+  resolve: (provider: string, model: string) => M | undefined,
+  options: FallbackOptions<T, M>,
+  call: (model: M, info: ModelInfo, attempt: AttemptContext) => Promise<T>,
 ): Promise<FallbackResult<T>> {
   const attempts: Attempt[] = [];
   const seen = new Set<string>();
@@ -168,11 +173,11 @@ type AttemptOutcome<T> =
   | { readonly kind: 'deadline'; readonly elapsedMs: number };
 
 /** One call, aborted if the deadline passes before it resolves. */
-async function attempt<T>(
+async function attempt<T, M extends ModelClient>(
   info: ModelInfo,
-  model: ChatModel,
-  options: FallbackOptions<T>,
-  call: (model: ChatModel, info: ModelInfo, attempt: AttemptContext) => Promise<T>,
+  model: M,
+  options: FallbackOptions<T, M>,
+  call: (model: M, info: ModelInfo, attempt: AttemptContext) => Promise<T>,
 ): Promise<AttemptOutcome<T>> {
   // A ClientAbort, not an AbortController (about 1.1 KiB, an EventTarget with two SafeMaps; a held stream keeps it).
   // The client's abort is linked by hand, and stays linked after the call resolved (a stream goes on): AbortSignal.any
@@ -212,7 +217,7 @@ interface HealthReport {
 const AVAILABLE: Availability = { available: true, probe: false };
 const UNTRACKED: HealthReport = { admit: () => AVAILABLE, success: () => undefined, failure: () => undefined, release: () => undefined };
 
-function healthReport(health: FallbackHealth | undefined, info: ModelInfo, model: ChatModel): HealthReport {
+function healthReport<M extends ModelClient>(health: FallbackHealth<M> | undefined, info: ModelInfo, model: M): HealthReport {
   if (health === undefined) return UNTRACKED;
   const { state, now } = health;
   const key = health.keyOf?.(info, model) ?? info.id;
@@ -245,7 +250,7 @@ function isoTime(epochMs: number): string {
 }
 
 /** Whole seconds until the first skipped model may be available again; 1 when none was skipped for health. */
-function retryAfterSeconds(availableAgain: readonly number[], health: FallbackHealth | undefined): number {
+function retryAfterSeconds(availableAgain: readonly number[], health: Pick<FallbackHealth<ModelClient>, 'now'> | undefined): number {
   if (availableAgain.length === 0 || health === undefined) return 1;
   const waitMs = Math.min(...availableAgain) - health.now();
   return Math.max(1, Math.ceil(waitMs / 1000));

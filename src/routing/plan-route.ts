@@ -2,10 +2,10 @@ import { parseModelRef } from '../catalog/catalog.js';
 import { GatewayError, errors } from '../lib/errors.js';
 import { flattenString } from '../lib/flat-string.js';
 import type { ChatRequest } from '../providers/contract.js';
-import type { ModelCatalog, ModelInfo } from '../catalog/catalog.js';
+import type { ModelCatalog, ModelInfo, ModelKind } from '../catalog/catalog.js';
 import type { ModelHealthView, RouterSettings } from './routing-contract.js';
 import { filterEligible, type DroppedCandidate } from './strategies/eligibility.js';
-import { profileRequest } from './strategies/estimates.js';
+import { profileEmbeddingRequest, profileRequest } from './strategies/estimates.js';
 import type { RankedCandidate, StrategyName } from './strategies/routing-strategy.js';
 import { defaultStrategies, strategyFor, type StrategyRegistry } from './strategies/strategy-registry.js';
 
@@ -18,7 +18,14 @@ export interface RoutableRouter {
 
 export interface PlanRouteInput {
   readonly router: RoutableRouter;
+  /** An embedding request: one user message per input, holding its text (the longest input must fit a model's window). */
   readonly request: ChatRequest;
+  /**
+   * What the request asks for: models of the other kind are dropped (`kind`). An embedding plan
+   * expects no output tokens: cost, latency and carbon are those of the input alone.
+   * @default 'chat'
+   */
+  readonly kind?: ModelKind | undefined;
   /** The owner's catalog: the shipped one with their own models and prices over it. */
   readonly catalog: ModelCatalog;
   /** Undefined: every model is healthy and nothing is measured. */
@@ -57,7 +64,8 @@ export interface RoutePlan {
  */
 export function planRoute(input: PlanRouteInput): RoutePlan {
   const settings = input.router.settings ?? {};
-  const profile = profileRequest(input.request);
+  const kind = input.kind ?? 'chat';
+  const profile = kind === 'chat' ? profileRequest(input.request) : profileEmbeddingRequest(input.request);
   const notConfigured: DroppedCandidate[] = [];
   const callableIds = input.isCallable === undefined ? input.router.models : input.router.models.filter((id) => {
     const ref = parseModelRef(id);
@@ -68,6 +76,7 @@ export function planRoute(input: PlanRouteInput): RoutePlan {
   const { eligible, dropped: droppedByRules } = filterEligible({
     modelIds: callableIds,
     catalog: input.catalog,
+    kind,
     profile,
     settings,
     health: input.health,
@@ -75,7 +84,7 @@ export function planRoute(input: PlanRouteInput): RoutePlan {
     now: input.now,
   });
   const dropped = [...notConfigured, ...droppedByRules];
-  if (eligible.length === 0) throw noEligibleModel(dropped, input.now);
+  if (eligible.length === 0) throw noEligibleModel(dropped, input.now, kind);
   const strategy = strategyFor(input.strategies ?? defaultStrategies, input.router.strategy);
   const ranked = strategy.rank(eligible, { settings, now: input.now, random: input.random, request: input.request });
   return { strategy: strategy.name, ranked, dropped, promptTokens: profile.promptTokens };
@@ -91,9 +100,11 @@ export function plannedModels(plan: RoutePlan): ModelInfo[] {
  * only backing off could serve it later (503, with Retry-After when the first
  * may be called again); otherwise the request
  * itself is too big (context_length_exceeded) or asks for what no model offers
- * or allows (unsupported_request); a router whose models are all unknown is 503.
+ * or allows (unsupported_request), or is of the other kind than the router's
+ * models (a chat request to an embedding router); a router whose models are
+ * all unknown is 503.
  */
-export function noEligibleModel(dropped: readonly DroppedCandidate[], now: number): GatewayError {
+export function noEligibleModel(dropped: readonly DroppedCandidate[], now: number, kind: ModelKind = 'chat'): GatewayError {
   const reasons = dropped.map((drop) => `${drop.model}: ${drop.reason}`).join('; ');
   const has = (code: DroppedCandidate['code']) => dropped.some((drop) => drop.code === code);
   if (has('unavailable')) {
@@ -104,7 +115,11 @@ export function noEligibleModel(dropped: readonly DroppedCandidate[], now: numbe
     return new GatewayError(error.status, error.type, error.code, error.message, { param: error.param, headers: { ...error.headers, 'retry-after': String(seconds) } });
   }
   const message = `No model of this router can take this request: ${reasons}.`;
-  if (has('context_window')) return errors.invalidRequest(message, 'messages', 'context_length_exceeded');
+  if (has('context_window')) return errors.invalidRequest(message, kind === 'embedding' ? 'input' : 'messages', 'context_length_exceeded');
+  if (dropped.length > 0 && dropped.every((drop) => drop.code === 'kind' || drop.code === 'unknown_model') && has('kind')) {
+    const serves = kind === 'embedding' ? 'chat, not embeddings: send embedding requests to a router of embedding models' : 'embeddings, not chat: send its requests to /embeddings, or chat requests to a router of chat models';
+    return errors.invalidRequest(`This router serves ${serves} (${reasons}).`, 'model', 'unsupported_request');
+  }
   if (dropped.some((drop) => drop.code !== 'unknown_model' && drop.code !== 'not_configured')) {
     return errors.invalidRequest(message, null, 'unsupported_request');
   }

@@ -16,11 +16,26 @@ export interface CustomModelRecord {
   readonly supportsVision: boolean;
   readonly qualityScore: number | undefined;
   readonly activeParamsB: number | undefined;
+  /** What the model does; an embedding model has `embedding` and no output (maxOutputTokens 0). */
+  readonly kind: 'chat' | 'embedding';
+  readonly embedding: CustomEmbedding | undefined;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
 
-export type CustomModelInput = Omit<CustomModelRecord, 'createdAt' | 'updatedAt'>;
+/** An owner's embedding model's vectors. */
+export interface CustomEmbedding {
+  readonly dimensions: number;
+  readonly shortenable: boolean;
+  /** Models of one space give comparable vectors. */
+  readonly space: string;
+}
+
+/** What `upsert` stores; a model declared without a kind is a chat model. */
+export type CustomModelInput = Omit<CustomModelRecord, 'createdAt' | 'updatedAt' | 'kind' | 'embedding'> & {
+  readonly kind?: CustomModelRecord['kind'] | undefined;
+  readonly embedding?: CustomEmbedding | undefined;
+};
 
 function toRecord(row: CustomModelRow): CustomModelRecord {
   return {
@@ -36,6 +51,11 @@ function toRecord(row: CustomModelRow): CustomModelRecord {
     supportsVision: Boolean(row.supports_vision),
     qualityScore: row.quality_score ?? undefined,
     activeParamsB: row.active_params_b ?? undefined,
+    kind: row.kind === 'embedding' ? 'embedding' : 'chat',
+    embedding:
+      row.kind === 'embedding' && row.embedding_dimensions !== null && row.embedding_space !== null
+        ? { dimensions: row.embedding_dimensions, shortenable: Boolean(row.embedding_shortenable), space: row.embedding_space }
+        : undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -56,6 +76,10 @@ export function createCustomModelsRepository(db: Kysely<Database>, now: () => nu
         supports_vision: input.supportsVision ? 1 : 0,
         quality_score: input.qualityScore ?? null,
         active_params_b: input.activeParamsB ?? null,
+        kind: input.kind ?? 'chat',
+        embedding_dimensions: input.embedding?.dimensions ?? null,
+        embedding_shortenable: input.embedding === undefined ? null : input.embedding.shortenable ? 1 : 0,
+        embedding_space: input.embedding?.space ?? null,
         updated_at: time,
       };
       return db.transaction().execute(async (trx) => {

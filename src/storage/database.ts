@@ -12,6 +12,8 @@ import { accountsMigration } from './migrations/0005-accounts.js';
 import { keyLimitsMigration } from './migrations/0006-key-limits.js';
 import { budgetsMigration } from './migrations/0007-budgets.js';
 import { usageIndexDuplicateMigration } from './migrations/0008-usage-index-duplicate.js';
+import { customEmbeddingModelsMigration } from './migrations/0010-custom-embedding-models.js';
+import { responsesMigration } from './migrations/0009-responses.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -100,6 +102,8 @@ const migrations: Record<string, Migration> = {
   '0006-key-limits': keyLimitsMigration,
   '0007-budgets': budgetsMigration,
   '0008-usage-index-duplicate': usageIndexDuplicateMigration,
+  '0009-responses': responsesMigration,
+  '0010-custom-embedding-models': customEmbeddingModelsMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

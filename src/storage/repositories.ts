@@ -6,6 +6,7 @@ import { createChangesRepository } from './changes-repository.js';
 import { createCustomModelsRepository } from './custom-models-repository.js';
 import type { Storage } from './database.js';
 import { createProviderCredentialsRepository } from './provider-credentials-repository.js';
+import { createResponsesRepository } from './responses-repository.js';
 import { createRoutersRepository } from './routers-repository.js';
 import { createUsageRepository } from './usage-repository.js';
 import { createUsersRepository } from './users-repository.js';
@@ -22,6 +23,7 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     agents: createAgentsRepository(storage.db, now),
     agentExecutions: createAgentExecutionsRepository(storage.db),
     budgets: createBudgetsRepository(storage.db, now),
+    responses: createResponsesRepository(storage.db),
   };
 }
 

@@ -99,6 +99,14 @@ export interface CustomModelsTable {
   supports_vision: number;
   quality_score: number | null;
   active_params_b: number | null;
+  /** 'chat' or 'embedding' (0010). */
+  kind: Generated<string>;
+  /** Embedding models only: default vector length. */
+  embedding_dimensions: number | null;
+  /** Embedding models only: 0 or 1, whether a request's `dimensions` may shorten the vectors. */
+  embedding_shortenable: number | null;
+  /** Embedding models only: models of one space give comparable vectors. */
+  embedding_space: string | null;
   created_at: Millis;
   updated_at: Millis;
 }
@@ -184,6 +192,23 @@ export interface BudgetsTable {
   updated_at: Millis;
 }
 
+/** Stored answers of the Responses API (0009), scoped to their owner. */
+export interface ResponsesTable {
+  /** `resp_…`. */
+  id: string;
+  owner_id: string;
+  /** The key that made it; null once unknown. */
+  key_id: string | null;
+  created_at: Millis;
+  expires_at: Millis;
+  /** The response object, JSON. */
+  response: string;
+  /** The input items it was made from, earlier turns included: JSON array. */
+  input_items: string;
+  /** UTF-8 bytes of `response` and `input_items`. */
+  size_bytes: number;
+}
+
 export interface ChangeCounterTable {
   id: number;
   version: ColumnType<number, number, number>;
@@ -245,6 +270,7 @@ export interface Database {
   agent_execution_steps: AgentExecutionStepsTable;
   budgets: BudgetsTable;
   gateway_instances: GatewayInstancesTable;
+  responses: ResponsesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -258,4 +284,5 @@ export type AgentRow = Selectable<AgentsTable>;
 export type AgentExecutionRow = Selectable<AgentExecutionsTable>;
 export type AgentExecutionStepRow = Selectable<AgentExecutionStepsTable>;
 export type BudgetRow = Selectable<BudgetsTable>;
+export type StoredResponseRow = Selectable<ResponsesTable>;
 export type { Generated };

@@ -5,7 +5,8 @@ import { startFakeOpenAI, type FakeBehaviour, type FakeDialect, type FakeHttpErr
 /**
  * The fake api.openai.com speaking as an Azure OpenAI resource
  * (https://learn.microsoft.com/azure/ai-services/openai/reference): chat at
- * /openai/deployments/{deployment}/chat/completions?api-version=…, the key in an
+ * /openai/deployments/{deployment}/chat/completions?api-version=… (embeddings at
+ * …/{deployment}/embeddings), the key in an
  * `api-key` header, Azure's error bodies, and the content-filter annotations
  * Azure adds to answers and chunks (`prompt_filter_results`, `content_filter_results`).
  */
@@ -25,6 +26,9 @@ export interface FakeAzureOpenAI extends FakeOpenAI {
 }
 
 const CHAT_PATH = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/;
+const EMBEDDINGS_PATH = /^\/openai\/deployments\/([^/]+)\/embeddings$/;
+/** Either endpoint: the deployment is the first group. */
+const DEPLOYMENT_PATH = /^\/openai\/deployments\/([^/]+)\/(?:chat\/completions|embeddings)$/;
 
 const SAFE = { filtered: false, severity: 'safe' } as const;
 
@@ -141,11 +145,12 @@ function annotateChoices(object: Record<string, unknown>, role: 'message' | 'del
 
 function createAzureDialect(apiKey: string, deployments: Readonly<Record<string, string>>, apiVersions: readonly string[]): FakeDialect {
   const deploymentOf = (url: string): string | undefined => {
-    const match = CHAT_PATH.exec(url.split('?')[0] ?? '');
+    const match = DEPLOYMENT_PATH.exec(url.split('?')[0] ?? '');
     return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
   };
   return {
     isChatPath: (pathname) => CHAT_PATH.test(pathname),
+    isEmbeddingsPath: (pathname) => EMBEDDINGS_PATH.test(pathname),
     notFound: () => azureErrors.resourceNotFound(),
     refuse(request: IncomingMessage): FakeBehaviour | undefined {
       const url = new URL(request.url ?? '/', 'http://fake');
@@ -162,7 +167,7 @@ function createAzureDialect(apiKey: string, deployments: Readonly<Record<string,
       if (version < '2024-08-01' && 'stream_options' in record(body)) return azureErrors.unrecognizedArgument('stream_options');
       return undefined;
     },
-    // Azure serves the deployment's model whatever the body says.
+    // Azure serves the deployment's model whatever the body says (embeddings: the same `list` as OpenAI's).
     requestBody: (url, body) => ({ ...record(body), model: deployments[deploymentOf(url) ?? ''] ?? 'gpt-4o-mini' }),
     headers: azureHeaders,
     completion: (object) => ({ ...annotateChoices(object, 'message'), prompt_filter_results: PROMPT_FILTER_RESULTS }),
@@ -189,6 +194,6 @@ export async function startFakeAzureOpenAI(options: FakeAzureOpenAIOptions = {})
 
 /** The deployment a recorded request went to. */
 export function requestedDeployment(path: string): string | undefined {
-  const match = CHAT_PATH.exec(path.split('?')[0] ?? '');
+  const match = DEPLOYMENT_PATH.exec(path.split('?')[0] ?? '');
   return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
 }

@@ -6,6 +6,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { readTitanBody, titanResponseObject, type TitanBody, type TitanScript } from './fake-bedrock-embeddings.js';
 
 /**
  * A real HTTP server on 127.0.0.1 that speaks Bedrock's Converse and
@@ -14,7 +15,9 @@ import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
  * every request's SigV4 signature is recomputed from the shared secret and a
  * mismatch is refused with 403, the body is validated as Bedrock validates it,
  * and streams are binary `application/vnd.amazon.eventstream` messages encoded
- * with Smithy's EventStreamCodec. Scriptable per test, like fake-openai.ts.
+ * with Smithy's EventStreamCodec. InvokeModel (`/model/{id}/invoke`) serves Titan
+ * Text Embeddings (fake-bedrock-embeddings.ts), signed and checked alike.
+ * Scriptable per test, like fake-openai.ts.
  */
 
 export interface FakeAwsCredentials {
@@ -84,6 +87,12 @@ export interface FakeBedrockAnswer {
   readonly transport?: FakeBedrockTransport;
 }
 
+/** A successful InvokeModel answer (fake-bedrock-embeddings.ts); a plain `answer` to an InvokeModel call is this one with its defaults. */
+export interface FakeBedrockEmbeddingAnswer extends TitanScript {
+  readonly type: 'embeddings';
+  readonly transport?: FakeBedrockTransport;
+}
+
 /** An error answer: `{"message": …}` with the type in `x-amzn-errortype`. */
 export interface FakeBedrockError {
   readonly type: 'error';
@@ -104,8 +113,10 @@ export interface FakeBedrockRaw {
   readonly transport?: FakeBedrockTransport;
 }
 
+/** A plain `answer` to an InvokeModel call gives the default vector; `embeddings` answers InvokeModel calls only. */
 export type FakeBedrockBehaviour =
   | FakeBedrockAnswer
+  | FakeBedrockEmbeddingAnswer
   | FakeBedrockError
   | FakeBedrockRaw
   | { readonly type: 'hang' }
@@ -117,7 +128,7 @@ export interface RecordedBedrockRequest {
   readonly path: string;
   /** The model id from the path, decoded. */
   readonly modelId: string | undefined;
-  readonly operation: 'converse' | 'converse-stream' | undefined;
+  readonly operation: 'converse' | 'converse-stream' | 'invoke' | undefined;
   readonly headers: IncomingHttpHeaders;
   readonly rawBody: string;
   readonly body: unknown;
@@ -147,8 +158,10 @@ export interface FakeBedrock {
   readonly credentials: FakeAwsCredentials;
   readonly region: string;
   readonly requests: readonly RecordedBedrockRequest[];
-  /** Requests that passed the signature check and Bedrock's validation, in arrival order. */
+  /** Converse requests that passed the signature check and Bedrock's validation, in arrival order. */
   converseRequests(): readonly RecordedBedrockRequest[];
+  /** InvokeModel requests that passed the signature check and the model's validation, in arrival order. */
+  invokeRequests(): readonly RecordedBedrockRequest[];
   enqueue(...behaviours: FakeBedrockBehaviour[]): void;
   setHandler(handler: FakeBedrockHandler | undefined): void;
   reset(): void;
@@ -331,8 +344,38 @@ async function startBody(exchange: Exchange, status: number, headers: Record<str
   return true;
 }
 
-async function perform(exchange: Exchange, behaviour: FakeBedrockBehaviour, record: { operation: string | undefined; rawBody: string }): Promise<void> {
+interface PerformedRequest {
+  readonly operation: string | undefined;
+  readonly modelId: string | undefined;
+  readonly rawBody: string;
+  /** An InvokeModel call's Titan body, read. */
+  readonly titan: TitanBody | undefined;
+}
+
+async function perform(exchange: Exchange, behaviour: FakeBedrockBehaviour, record: PerformedRequest): Promise<void> {
+  if (record.titan !== undefined && (behaviour.type === 'answer' || behaviour.type === 'embeddings')) {
+    const body = titanResponseObject(behaviour.type === 'embeddings' ? behaviour : undefined, record.modelId ?? '', record.titan);
+    const bytes = fromUtf8(JSON.stringify(body));
+    const headers = {
+      ...awsHeaders('application/json'),
+      'content-length': String(bytes.length),
+      'x-amzn-bedrock-invocation-latency': '93',
+      'x-amzn-bedrock-input-token-count': String(body.inputTextTokenCount),
+    };
+    const transport = behaviour.transport ?? {};
+    if (!(await startBody(exchange, 200, headers, transport))) return;
+    await writeAll(exchange, bytes, transport.writeSizes);
+    if (exchange.open()) exchange.response.end();
+    return;
+  }
   switch (behaviour.type) {
+    case 'embeddings': {
+      // Scripted for a Converse call: the test's mistake, told as an upstream failure would be.
+      const headers = { ...awsHeaders('application/json'), 'x-amzn-errortype': 'InternalServerException:http://internal.amazon.com/coral/com.amazon.bedrock/' };
+      exchange.response.writeHead(500, headers);
+      exchange.response.end(JSON.stringify({ message: 'fake-bedrock: an embeddings answer was scripted for a Converse call' }));
+      return;
+    }
     case 'hang':
       return;
     case 'close-before-headers':
@@ -379,7 +422,7 @@ async function perform(exchange: Exchange, behaviour: FakeBedrockBehaviour, reco
   }
 }
 
-const OPERATION_PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const OPERATION_PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/;
 
 export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promise<FakeBedrock> {
   const credentials = options.credentials ?? FAKE_AWS_CREDENTIALS;
@@ -411,7 +454,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
       method: request.method ?? '',
       path,
       modelId: match?.[1] === undefined ? undefined : decodeURIComponent(match[1]),
-      operation: match?.[2] as 'converse' | 'converse-stream' | undefined,
+      operation: match?.[2] as 'converse' | 'converse-stream' | 'invoke' | undefined,
       headers: request.headers,
       rawBody: '',
       body: undefined as unknown,
@@ -449,14 +492,15 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     }
     requests.push(record);
 
+    const titan = record.operation === 'invoke' ? readTitanBody(record.modelId, record.body) : undefined;
     const refusal =
       (await verifySigV4(request, record.rawBody, { credentials, region, service: 'bedrock', now: now() })) ??
       (request.method !== 'POST' || match === null ? { type: 'error', status: 404, errorType: 'UnknownOperationException', message: 'Unknown operation' } : undefined) ??
-      checkConverseBody(record.body);
+      (titan === undefined ? checkConverseBody(record.body) : 'type' in titan ? titan : undefined);
     record.accepted = refusal === undefined;
     record.behaviour = refusal ?? queue.shift() ?? handler?.(record) ?? { type: 'answer' };
     try {
-      await perform(exchange, record.behaviour, record);
+      await perform(exchange, record.behaviour, { ...record, titan: titan === undefined || 'type' in titan ? undefined : titan });
     } catch {
       if (!response.destroyed) response.destroy();
     }
@@ -470,7 +514,8 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     credentials,
     region,
     requests,
-    converseRequests: () => requests.filter((request) => request.accepted),
+    converseRequests: () => requests.filter((request) => request.accepted && request.operation !== 'invoke'),
+    invokeRequests: () => requests.filter((request) => request.accepted && request.operation === 'invoke'),
     enqueue(...behaviours) {
       queue.push(...behaviours);
     },

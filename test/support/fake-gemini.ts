@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { embedResponseObject, readEmbedRequests, type EmbedRequest, type EmbedScript } from './fake-gemini-embeddings.js';
 
 /**
  * A real HTTP server on 127.0.0.1 that speaks the Gemini API as
@@ -11,7 +12,8 @@ import type { AddressInfo, Socket } from 'node:net';
  * Google's compact JSON (`"key": value`, no space after commas), each chunk a
  * whole GenerateContentResponse with cumulative usageMetadata. Scriptable per
  * test (each request takes the next queued behaviour, else the handler's, else
- * a plain text answer); every request is recorded.
+ * a plain text answer); every request is recorded. `:embedContent` and
+ * `:batchEmbedContents` answer embeddings (fake-gemini-embeddings.ts).
  */
 
 export type FakeGeminiPart =
@@ -56,6 +58,12 @@ export interface FakeGeminiAnswer {
   readonly transport?: FakeTransport;
 }
 
+/** A successful embed answer (fake-gemini-embeddings.ts); a plain `answer` to an embed request is this one with its defaults. */
+export interface FakeGeminiEmbeddingAnswer extends EmbedScript {
+  readonly type: 'embeddings';
+  readonly transport?: FakeTransport;
+}
+
 export interface FakeHttpError {
   readonly type: 'error';
   readonly status: number;
@@ -73,7 +81,8 @@ export interface FakeRaw {
   readonly transport?: FakeTransport;
 }
 
-export type FakeBehaviour = FakeGeminiAnswer | FakeHttpError | FakeRaw | { readonly type: 'hang' };
+/** A plain `answer` to an embed request gives the default vectors; `embeddings` answers embed requests only. */
+export type FakeBehaviour = FakeGeminiAnswer | FakeGeminiEmbeddingAnswer | FakeHttpError | FakeRaw | { readonly type: 'hang' };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -299,8 +308,32 @@ async function sendHead(exchange: Exchange, status: number, headers: Record<stri
   return true;
 }
 
-async function perform(exchange: Exchange, behaviour: FakeBehaviour, request: { body: unknown; model: string; sse: boolean; stream: boolean }): Promise<void> {
+interface PerformedRequest {
+  readonly body: unknown;
+  readonly model: string;
+  readonly sse: boolean;
+  readonly stream: boolean;
+  /** An embed call's requests, read from its body. */
+  readonly embed?: { readonly requests: readonly EmbedRequest[]; readonly batch: boolean };
+}
+
+async function perform(exchange: Exchange, behaviour: FakeBehaviour, request: PerformedRequest): Promise<void> {
+  if (request.embed !== undefined && (behaviour.type === 'answer' || behaviour.type === 'embeddings')) {
+    const object = embedResponseObject(behaviour.type === 'embeddings' ? behaviour : undefined, request.embed.requests, request.model, request.embed.batch);
+    const transport = behaviour.transport ?? {};
+    if (!(await sendHead(exchange, 200, googleHeaders('application/json; charset=UTF-8'), transport))) return;
+    await writePieces(exchange, Buffer.from(`${JSON.stringify(object, null, 2)}\n`, 'utf8'), transport.writeSizes);
+    if (exchange.open()) exchange.response.end();
+    return;
+  }
   switch (behaviour.type) {
+    case 'embeddings': {
+      // Scripted for a generate call: the test's mistake, told as an upstream failure would be.
+      const error = geminiErrors.internal();
+      exchange.response.writeHead(error.status, googleHeaders('application/json; charset=UTF-8'));
+      exchange.response.end(`${JSON.stringify(error.body, null, 2)}\n`);
+      return;
+    }
     case 'hang':
       return;
     case 'error': {
@@ -352,7 +385,7 @@ async function perform(exchange: Exchange, behaviour: FakeBehaviour, request: { 
   }
 }
 
-const ROUTE = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const ROUTE = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/;
 
 export async function startFakeGemini(options: { apiKey?: string } = {}): Promise<FakeGemini> {
   const apiKey = options.apiKey ?? 'gemini-test-key';
@@ -399,6 +432,8 @@ export async function startFakeGemini(options: { apiKey?: string } = {}): Promis
     requests.push(record);
 
     const route = ROUTE.exec(url.pathname);
+    const batch = route?.[3] === 'batchEmbedContents';
+    const embedRequests = route?.[3] === 'embedContent' || batch ? readEmbedRequests(record.body, route?.[2] ?? '', batch) : undefined;
     const key = request.headers['x-goog-api-key'] ?? url.searchParams.get('key') ?? undefined;
     let behaviour: FakeBehaviour;
     if (request.method !== 'POST' || route === null) {
@@ -409,6 +444,8 @@ export async function startFakeGemini(options: { apiKey?: string } = {}): Promis
       behaviour = geminiErrors.invalidApiKey();
     } else if (!parsed) {
       behaviour = geminiErrors.badRequest(`Invalid JSON payload received. Unexpected token.\n${rawBody.slice(0, 20)}\n^`);
+    } else if (embedRequests !== undefined && !Array.isArray(embedRequests)) {
+      behaviour = embedRequests;
     } else {
       behaviour = queue.shift() ?? handler?.(record) ?? { type: 'answer' };
     }
@@ -423,7 +460,13 @@ export async function startFakeGemini(options: { apiKey?: string } = {}): Promis
     };
     const stream = route?.[3] === 'streamGenerateContent';
     try {
-      await perform(exchange, behaviour, { body: record.body, model: route?.[2] ?? '', stream, sse: stream && url.searchParams.get('alt') === 'sse' });
+      await perform(exchange, behaviour, {
+        body: record.body,
+        model: route?.[2] ?? '',
+        stream,
+        sse: stream && url.searchParams.get('alt') === 'sse',
+        ...(Array.isArray(embedRequests) ? { embed: { requests: embedRequests, batch } } : {}),
+      });
     } catch {
       if (!response.destroyed) response.destroy();
     }

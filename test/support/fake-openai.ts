@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { embeddingListObject, embeddingsRefusal, type EmbeddingListScript } from './fake-openai-embeddings.js';
 
 /**
  * A real HTTP server on 127.0.0.1 that speaks OpenAI's chat-completions wire
  * format as api.openai.com does (https://platform.openai.com/docs/api-reference/chat),
- * scriptable per test: each request takes the next queued behaviour, else the
+ * and its embeddings (fake-openai-embeddings.ts), scriptable per test: each request takes the next queued behaviour, else the
  * handler's, else a plain text answer. Every request is recorded, with whether
  * the client went away before the response was finished.
  */
@@ -73,6 +74,12 @@ export interface FakeAnswer {
   readonly transport?: FakeTransport;
 }
 
+/** A successful embeddings answer (fake-openai-embeddings.ts); a plain `answer` to an embeddings request is this one with its defaults. */
+export interface FakeEmbeddingAnswer extends EmbeddingListScript {
+  readonly type: 'embeddings';
+  readonly transport?: FakeTransport;
+}
+
 export interface FakeHttpError {
   readonly type: 'error';
   readonly status: number;
@@ -95,6 +102,8 @@ export interface FakeRaw {
 
 export type FakeBehaviour =
   | FakeAnswer
+  /** Embedding requests only; a plain `answer` gives them the default vectors. */
+  | FakeEmbeddingAnswer
   | FakeHttpError
   | FakeRaw
   /** Read the request, then never answer. */
@@ -142,6 +151,8 @@ export interface FakeOpenAIOptions {
 export interface FakeDialect {
   /** Whether a path (without its query) is the chat-completions endpoint. */
   isChatPath(pathname: string): boolean;
+  /** Whether a path (without its query) is the embeddings endpoint. */
+  isEmbeddingsPath(pathname: string): boolean;
   /** The answer to a request at a path that is not the chat endpoint. */
   notFound(method: string, url: string): FakeBehaviour;
   /** The refusal of a request at the chat path (auth, query parameters…), or undefined to serve it. */
@@ -165,6 +176,8 @@ export interface FakeOpenAI {
   readonly requests: readonly RecordedRequest[];
   /** Requests to /v1/chat/completions, in arrival order. */
   chatRequests(): readonly RecordedRequest[];
+  /** Requests to /v1/embeddings, in arrival order. */
+  embeddingRequests(): readonly RecordedRequest[];
   /** Queued behaviours are used first, one per request, in order. */
   enqueue(...behaviours: FakeBehaviour[]): void;
   /** Decides for requests that find the queue empty (undefined: the default answer). */
@@ -518,8 +531,15 @@ async function sendStream(exchange: Exchange, events: readonly string[], status:
   if (exchange.open()) exchange.response.end();
 }
 
-async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unknown, dialect?: FakeDialect): Promise<void> {
+/** Which endpoint a request is for. */
+type Endpoint = 'chat' | 'embeddings';
+
+async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unknown, dialect: FakeDialect | undefined, endpoint: Endpoint): Promise<void> {
   const headersFor = dialect?.headers ?? openAIHeaders;
+  if (endpoint === 'embeddings' && (behaviour.type === 'answer' || behaviour.type === 'embeddings')) {
+    const answer = behaviour.type === 'embeddings' ? behaviour : undefined;
+    return sendJson(exchange, embeddingListObject(answer, body), headersFor('application/json'), behaviour.transport ?? {});
+  }
   switch (behaviour.type) {
     case 'hang':
       return;
@@ -552,20 +572,29 @@ async function perform(exchange: Exchange, behaviour: FakeBehaviour, body: unkno
         await sendStream(exchange, dialect ? dialect.streamEvents(events) : events, 200, headersFor('text/event-stream; charset=utf-8'), transport);
         return;
       }
-      await delayHeaders(exchange, transport.delayBeforeHeadersMs);
-      if (!exchange.open()) return;
       const completion = completionObject(behaviour, body);
-      const bytes = Buffer.from(`${JSON.stringify(dialect ? dialect.completion(completion) : completion, null, 2)}\n`, 'utf8');
-      exchange.response.writeHead(200, { ...headersFor('application/json'), 'content-length': String(bytes.length), ...transport.headers });
-      if (transport.writeSizes !== undefined) {
-        await sendHeaders(exchange);
-        await writePieces(exchange, bytes, transport.writeSizes, { index: 0 });
-        if (exchange.open()) exchange.response.end();
-      } else {
-        exchange.response.end(bytes);
-      }
-      return;
+      return sendJson(exchange, dialect ? dialect.completion(completion) : completion, headersFor('application/json'), transport);
     }
+    case 'embeddings':
+      // Scripted for a chat request: the test's mistake, told as an upstream failure would be.
+      exchange.response.writeHead(500, headersFor('application/json; charset=utf-8'));
+      exchange.response.end(`${JSON.stringify(errorBody('fake-openai: an embeddings answer was scripted for a chat request', 'server_error', null, null))}\n`);
+      return;
+  }
+}
+
+/** A whole JSON answer, pretty-printed as api.openai.com sends it, with its content-length. */
+async function sendJson(exchange: Exchange, object: unknown, headers: Record<string, string>, transport: FakeTransport): Promise<void> {
+  await delayHeaders(exchange, transport.delayBeforeHeadersMs);
+  if (!exchange.open()) return;
+  const bytes = Buffer.from(`${JSON.stringify(object, null, 2)}\n`, 'utf8');
+  exchange.response.writeHead(200, { ...headers, 'content-length': String(bytes.length), ...transport.headers });
+  if (transport.writeSizes !== undefined) {
+    await sendHeaders(exchange);
+    await writePieces(exchange, bytes, transport.writeSizes, { index: 0 });
+    if (exchange.open()) exchange.response.end();
+  } else {
+    exchange.response.end(bytes);
   }
 }
 
@@ -573,6 +602,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const apiKey = options.apiKey === undefined ? 'sk-test' : options.apiKey;
   const dialect = options.dialect;
   const isChatPath = (path: string) => (dialect ? dialect.isChatPath(path.split('?')[0] ?? '') : path.split('?')[0] === '/v1/chat/completions');
+  const isEmbeddingsPath = (path: string) => (dialect ? dialect.isEmbeddingsPath(path.split('?')[0] ?? '') : path.split('?')[0] === '/v1/embeddings');
   const requests: RecordedRequest[] = [];
   let queue: FakeBehaviour[] = [];
   let handler: FakeHandler | undefined;
@@ -645,14 +675,16 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     requests.push(record);
 
     let behaviour: FakeBehaviour;
-    const isChat = request.method === 'POST' && isChatPath(request.url ?? '');
+    const endpoint: Endpoint | undefined =
+      request.method !== 'POST' ? undefined : isChatPath(request.url ?? '') ? 'chat' : isEmbeddingsPath(request.url ?? '') ? 'embeddings' : undefined;
+    const served = endpoint !== undefined;
     const authorization = request.headers.authorization;
-    const refusal = isChat ? dialect?.refuse(request) : undefined;
-    if (!isChat && dialect !== undefined) {
+    const refusal = served ? dialect?.refuse(request) : undefined;
+    if (!served && dialect !== undefined) {
       behaviour = dialect.notFound(request.method ?? '', request.url ?? '');
     } else if (refusal !== undefined) {
       behaviour = refusal;
-    } else if (!isChat) {
+    } else if (!served) {
       behaviour = {
         type: 'error',
         status: 404,
@@ -679,13 +711,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         null,
       );
     } else {
-      behaviour = dialect?.refuseBody(record.path, record.body) ?? queue.shift() ?? handler?.(record) ?? { type: 'answer' };
+      const refused = endpoint === 'embeddings' ? embeddingsRefusal(dialect ? dialect.requestBody(record.path, record.body) : record.body) : dialect?.refuseBody(record.path, record.body);
+      behaviour = refused ?? queue.shift() ?? handler?.(record) ?? { type: 'answer' };
     }
     record.behaviour = behaviour;
     const waitFor = 'transport' in behaviour ? behaviour.transport?.waitFor : undefined;
     if (waitFor !== undefined) await Promise.race([waitFor, once(response, 'close')]);
     try {
-      await perform(exchange, behaviour, dialect ? dialect.requestBody(record.path, record.body) : record.body, dialect);
+      await perform(exchange, behaviour, dialect ? dialect.requestBody(record.path, record.body) : record.body, dialect, endpoint ?? 'chat');
     } catch {
       if (!response.destroyed) response.destroy();
     }
@@ -701,6 +734,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     baseUrl: `${origin}/v1`,
     requests,
     chatRequests: () => requests.filter((request) => isChatPath(request.path)),
+    embeddingRequests: () => requests.filter((request) => isEmbeddingsPath(request.path)),
     enqueue(...behaviours) {
       queue.push(...behaviours);
     },

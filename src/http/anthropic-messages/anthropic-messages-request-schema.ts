@@ -87,7 +87,8 @@ export const contentBlockSchema = byType({
 });
 
 export const anthropicMessageSchema = object({
-  role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+  /** `system`: a mid-conversation system message (Claude Code sends them), text only. */
+  role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
   content: Type.Union([Type.String(), Type.Array(contentBlockSchema)]),
 });
 

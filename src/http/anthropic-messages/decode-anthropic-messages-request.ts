@@ -17,7 +17,7 @@ import type {
  * it does not know. Hence `top_k`, `thinking` and `cache_control` markers are
  * dropped (docs/api.md, "Anthropic Messages format").
  *
- * - `system` → a leading system message.
+ * - `system` → a leading system message; `role: "system"` messages → system messages where they stand.
  * - `tool_use` blocks → the assistant message's `tool_calls` (input as JSON text).
  * - `tool_result` blocks → `tool` messages, placed before the rest of their user
  *   turn, as OpenAI wants them right after the assistant's tool calls. Images in
@@ -57,12 +57,28 @@ function systemMessages(system: AnthropicRequestBody['system']): ChatMessage[] {
   return parts.length === 0 ? [] : [{ role: 'system', content: parts.length === 1 ? (parts[0]?.text ?? '') : parts }];
 }
 
+/**
+ * A system message inside `messages` (Anthropic's "mid-conversation system messages", which Claude Code sends
+ * to a model it does not know): kept where it stands; providers that take a single system prompt gather it there.
+ */
+function midConversationSystem(content: AnthropicMessageBody['content'], path: string): ChatMessage[] {
+  if (typeof content === 'string') return systemMessages(content);
+  const blocks = content.map((block, position) => {
+    if (block.type !== 'text') {
+      throw errors.invalidRequest(`${path}.content[${position}]: a system message cannot hold a '${block.type}' block.`, `${path}.content[${position}].type`, 'invalid_value');
+    }
+    return block;
+  });
+  return systemMessages(blocks);
+}
+
 /** Anthropic's `cache_control` is left behind: OpenAI refuses unknown fields on a part. */
 function textPart(block: AnthropicTextBlockBody): ContentPart & { text: string } {
   return { type: 'text', text: block.text };
 }
 
 function convertMessage(message: AnthropicMessageBody, path: string): ChatMessage[] {
+  if (message.role === 'system') return midConversationSystem(message.content, path);
   if (message.role === 'assistant') {
     const assistant = convertAssistant(message.content, path);
     return assistant === undefined ? [] : [assistant];

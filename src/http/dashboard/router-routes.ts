@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AdminInputError } from '../../admin/admin-errors.js';
+import type { ModelCatalog } from '../../catalog/catalog.js';
+import { routerKind } from '../../catalog/router-kind.js';
 import type { RouterSettingsChange } from '../../admin/router-settings-input.js';
 import type { IsoTimes, RouterView } from '../../dashboard/dashboard-api-types.js';
 import type { Workspace } from '../../dashboard/workspaces.js';
@@ -9,6 +11,7 @@ import { errors } from '../../lib/errors.js';
 import type { RouterSettings } from '../../routing/routing-contract.js';
 import type { RouterRecord } from '../../storage/routers-repository.js';
 import { DASHBOARD_PREFIX, withIsoTimes, workspaceOf, type DashboardContext } from './dashboard-context.js';
+import { modelKinds } from './usage-routes.js';
 
 const HOUR = 3_600_000;
 const TRAFFIC_RANGES: Record<string, number> = { '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR };
@@ -33,14 +36,24 @@ function adminError(error: unknown): unknown {
   if (!(error instanceof AdminInputError)) return error;
   const message = error.message;
   const settingPath = /^Invalid router setting ([\w.]+)/.exec(message)?.[1];
-  const param = settingPath !== undefined
+  const guessed = settingPath !== undefined
     ? settingPath === 'settings' ? 'settings' : `settings.${settingPath}`
     : /model/i.test(message) ? 'models' : /strategy/i.test(message) ? 'strategy' : /name/i.test(message) ? 'name' : null;
+  const param = error.field ?? guessed;
   return errors.invalidRequest(message, param);
 }
 
-function routerView(router: RouterRecord): IsoTimes<RouterView> {
-  return withIsoTimes({ id: router.id, name: router.name, models: router.models, strategy: router.strategy, settings: router.settings, createdAt: router.createdAt, updatedAt: router.updatedAt });
+function routerView(router: RouterRecord, catalog: ModelCatalog): IsoTimes<RouterView> {
+  return withIsoTimes({
+    id: router.id,
+    name: router.name,
+    kind: routerKind(router.models, catalog),
+    models: router.models,
+    strategy: router.strategy,
+    settings: router.settings,
+    createdAt: router.createdAt,
+    updatedAt: router.updatedAt,
+  });
 }
 
 /** Routers of a workspace, with the CLI's validation (src/admin/router-admin.ts). */
@@ -52,10 +65,12 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
     return router;
   };
   const base = `${DASHBOARD_PREFIX}/workspaces/:ws/routers`;
+  const catalogOf = async (workspace: Workspace): Promise<ModelCatalog> => deps.ownerCatalogs.forOwner(workspace.id);
 
   app.get(base, async (request) => {
     const workspace = await workspaceOf(request, services);
-    return { routers: (await routers.listByOwner(workspace.id)).map(routerView) };
+    const [list, catalog] = await Promise.all([routers.listByOwner(workspace.id), catalogOf(workspace)]);
+    return { routers: list.map((router) => routerView(router, catalog)) };
   });
 
   app.post(base, { schema: { body: newRouterSchema } }, async (request, reply) => {
@@ -69,7 +84,7 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
         strategy: body.strategy,
         settings: (body.settings ?? {}) as RouterSettings,
       });
-      return await reply.status(201).send(routerView(router));
+      return await reply.status(201).send(routerView(router, await catalogOf(workspace)));
     } catch (error) {
       throw adminError(error);
     }
@@ -77,7 +92,7 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
 
   app.get(`${base}/:id`, async (request) => {
     const workspace = await workspaceOf(request, services);
-    return routerView(await findRouter(workspace, (request.params as { id: string }).id));
+    return routerView(await findRouter(workspace, (request.params as { id: string }).id), await catalogOf(workspace));
   });
 
   app.patch(`${base}/:id`, { schema: { body: routerChangeSchema } }, async (request) => {
@@ -94,6 +109,7 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
           strategy: body.strategy,
           settings: body.settings as RouterSettingsChange | undefined,
         }),
+        await catalogOf(workspace),
       );
     } catch (error) {
       throw adminError(error);
@@ -114,7 +130,8 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
     const span = TRAFFIC_RANGES[range];
     if (span === undefined) throw errors.invalidRequest('"range" must be 1h, 24h or 7d.', 'range');
     const to = deps.now();
-    const report = await services.usage.traffic(workspace.id, router.id, resolveRange({ from: String(to - span), to: String(to), bucket: 'hour' }, to));
+    const hours = resolveRange({ from: String(to - span), to: String(to), bucket: 'hour' }, to);
+    const report = await services.usage.traffic(workspace.id, router.id, hours, modelKinds(await catalogOf(workspace)));
     return withIsoTimes(report);
   });
 }

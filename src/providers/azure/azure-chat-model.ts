@@ -57,6 +57,6 @@ export function createAzureChatModel(settings: AzureProviderSettings, deployment
 }
 
 /** The endpoint as the portal shows it, with or without a trailing slash or `/openai`. */
-function azureEndpoint(endpoint: string): string {
+export function azureEndpoint(endpoint: string): string {
   return endpoint.replace(/\/+$/, '').replace(/\/openai$/, '');
 }

@@ -78,12 +78,29 @@ describe('owner providers: their credentials first, then the server-wide ones, c
     assert.deepEqual(unusable, [`${withBadKey}/openai`]);
   });
 
+  it('resolves embedding models alike: own credentials first, each client built once, the credentials opened once for both', async () => {
+    const embeddings = await owners.embeddingsForOwner(withKey);
+    assert.equal(await owners.embeddingsForOwner(withKey), embeddings, 'the resolver is cached');
+    const own = embeddings('openai', 'text-embedding-3-small');
+    assert.ok(own !== undefined);
+    assert.equal(embeddings('openai', 'text-embedding-3-small'), own, 'the model client is cached');
+    assert.notEqual(own, serverRegistry.resolveEmbedding('openai', 'text-embedding-3-small'), "the owner's own client, not the server's");
+    assert.equal(embeddings('acme', 'embed-v1')?.provider, 'acme', 'a custom provider');
+    assert.equal(embeddings('sim', 'small'), undefined, 'the simulator embeds nothing');
+
+    const plain = await owners.embeddingsForOwner(without);
+    assert.equal(plain('openai', 'text-embedding-3-small'), serverRegistry.resolveEmbedding('openai', 'text-embedding-3-small'));
+    assert.equal((await owners.embeddingsForOwner(withBadKey))('openai', 'text-embedding-3-small'), undefined, 'no fallback to the server key');
+    assert.deepEqual(unusable, [`${withBadKey}/openai`], 'a credential that does not open is reported once, for chat and embeddings');
+  });
+
   it('reads the credentials again after invalidate()', async () => {
     const before = await owners.forOwner(without);
     await repositories.providerCredentials.upsert({ ownerId: without, provider: 'acme', baseUrl: 'https://llm.acme.example/v1' });
     assert.equal(await owners.forOwner(without), before, 'cached until the change watcher says otherwise');
     owners.invalidate();
     assert.equal((await owners.forOwner(without))('acme', 'llama')?.provider, 'acme');
+    assert.equal((await owners.embeddingsForOwner(without))('acme', 'embed-v1')?.provider, 'acme');
   });
 
   it("layers the owner's models over the shipped catalog", async () => {

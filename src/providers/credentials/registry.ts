@@ -1,8 +1,9 @@
-import type { ChatModel } from '../contract.js';
+import type { ChatModel, EmbeddingModel } from '../contract.js';
 import type { UpstreamHttp } from '../transport/http-client.js';
-import { createChatModelFor } from '../model-factory.js';
+import { createChatModelFor, createEmbeddingModelFor } from '../model-factory.js';
 import { findPreset, type ProviderCredentials } from './provider-presets.js';
 import { createSimChatModel, type SimSettings } from '../sim/sim-chat-model.js';
+import { createSimEmbeddingModel } from '../sim/sim-embedding-model.js';
 
 export interface ProvidersConfig {
   /** Server-wide credentials per provider name (see provider-presets.ts). */
@@ -15,9 +16,14 @@ export interface ProvidersConfig {
 /** The callable model for a `provider:model`, or undefined when it cannot be called. */
 export type ModelResolver = (provider: string, modelId: string) => ChatModel | undefined;
 
+/** The callable embedding model for a `provider:model`, or undefined when it cannot be called (or embeds nothing). */
+export type EmbeddingResolver = (provider: string, modelId: string) => EmbeddingModel | undefined;
+
 export interface ProviderRegistry {
   /** The callable model, or undefined when its provider is not configured here. */
   resolve(provider: string, modelId: string): ChatModel | undefined;
+  /** The callable embedding model, or undefined when its provider is not configured here or has no embeddings. */
+  resolveEmbedding(provider: string, modelId: string): EmbeddingModel | undefined;
   /** Providers that can be called. */
   configured(): readonly string[];
 }
@@ -26,6 +32,7 @@ export interface ProviderRegistry {
 export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHttp): ProviderRegistry {
   // Provider, then model: no `provider:model` string is built per lookup (several per request).
   const models = new Map<string, Map<string, ChatModel>>();
+  const embeddingModels = new Map<string, Map<string, EmbeddingModel>>();
   const credentialsByProvider = config.credentials ?? new Map<string, ProviderCredentials>();
 
   const build = (provider: string, modelId: string): ChatModel | undefined => {
@@ -44,6 +51,23 @@ export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHt
       const model = build(provider, modelId);
       if (model === undefined) return undefined;
       if (ofProvider === undefined) models.set(provider, (ofProvider = new Map()));
+      ofProvider.set(modelId, model);
+      return model;
+    },
+    resolveEmbedding(provider, modelId) {
+      let ofProvider = embeddingModels.get(provider);
+      const cached = ofProvider?.get(modelId);
+      if (cached !== undefined) return cached;
+      const preset = findPreset(provider);
+      const credentials = credentialsByProvider.get(provider);
+      const model =
+        provider === 'sim'
+          ? createSimEmbeddingModel(config.sim, modelId)
+          : preset === undefined || credentials === undefined
+            ? undefined
+            : createEmbeddingModelFor(preset, credentials, modelId, { http });
+      if (model === undefined) return undefined;
+      if (ofProvider === undefined) embeddingModels.set(provider, (ofProvider = new Map()));
       ofProvider.set(modelId, model);
       return model;
     },

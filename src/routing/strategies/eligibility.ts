@@ -1,4 +1,4 @@
-import type { ModelCatalog, ModelInfo } from '../../catalog/catalog.js';
+import type { ModelCatalog, ModelInfo, ModelKind } from '../../catalog/catalog.js';
 import type { Availability, ModelHealthView, RouterSettings } from '../routing-contract.js';
 import { estimateCandidate, type RequestProfile } from './estimates.js';
 import { formatUsdEstimate } from '../../lib/money.js';
@@ -10,17 +10,25 @@ import type { CandidateEstimate } from './routing-strategy.js';
  * first that applies is the reason reported:
  *
  * 1. `unknown_model`: the router lists a model this server's (or owner's) catalog does not know.
- * 2. `context_window`: prompt tokens plus `max_tokens` exceed the model's context window.
- * 3. `tools` / `vision`: the request sends tools or images the model does not take.
- * 4. `cost_ceiling`: the expected cost exceeds the router's `maxCostPerRequestUsd`.
- * 5. `unavailable`: health says the model's circuit is open (or half-open with its one probe
+ * 2. `kind`: the model is of the other kind (a chat request never reaches an embedding model, nor
+ *    an embedding request a chat model), or, for an embedding request, it gives vectors in another
+ *    space than the router's first embedding model (routers are checked for that when saved; a
+ *    model redeclared since must still never mix vectors).
+ * 3. `context_window`: prompt tokens plus `max_tokens` exceed the model's context window
+ *    (embedding requests: the longest input exceeds it).
+ * 4. `tools` / `vision`: the request sends tools or images the model does not take.
+ * 5. `cost_ceiling`: the expected cost exceeds the router's `maxCostPerRequestUsd`.
+ * 6. `unavailable`: health says the model's circuit is open (or half-open with its one probe
  *    already out) or its provider asked us to back off (429).
  *
  * Health comes last on purpose: a model dropped as unavailable passed every
  * other check, so it could serve the request once it recovers (a 503, not a 400).
  */
 
-export type DropCode = 'unknown_model' | 'not_configured' | 'context_window' | 'tools' | 'vision' | 'cost_ceiling' | 'unavailable';
+export type DropCode = 'unknown_model' | 'not_configured' | 'kind' | 'context_window' | 'tools' | 'vision' | 'cost_ceiling' | 'unavailable';
+
+const NOT_CHAT = 'an embedding model cannot answer a chat request';
+const NOT_EMBEDDING = 'a chat model cannot embed';
 
 export interface DroppedCandidate {
   /** `provider:model` as the router lists it. */
@@ -37,6 +45,8 @@ export interface EligibilityInput {
   readonly modelIds: readonly string[];
   /** The owner's catalog. */
   readonly catalog: ModelCatalog;
+  /** What the request asks for; models of the other kind are dropped. @default 'chat' */
+  readonly kind?: ModelKind | undefined;
   readonly profile: RequestProfile;
   readonly settings: RouterSettings;
   /** Undefined: every model is healthy and nothing is measured. */
@@ -57,8 +67,10 @@ export function filterEligible(input: EligibilityInput): Eligibility {
   const { profile, settings, health, now } = input;
   const eligible: CandidateEstimate[] = [];
   const dropped: DroppedCandidate[] = [];
-  const needed = profile.promptTokens + (profile.maxTokens ?? 0);
+  const embedding = input.kind === 'embedding';
+  const needed = profile.embedding === undefined ? profile.promptTokens + (profile.maxTokens ?? 0) : profile.embedding.longestInputTokens;
   const ceiling = settings.maxCostPerRequestUsd;
+  const space = embedding ? routerSpace(input.modelIds, input.catalog) : undefined;
   const seen = new Set<string>();
   for (const id of input.modelIds) {
     const model = input.catalog.get(id);
@@ -69,8 +81,18 @@ export function filterEligible(input: EligibilityInput): Eligibility {
     // An alias and its model's id name one model: it is considered once, where the owner first listed it.
     if (seen.has(model.id)) continue;
     seen.add(model.id);
+    // A string compare on the chat path: a stored router may still list a model of the other kind.
+    if ((model.kind === 'embedding') !== embedding) {
+      dropped.push({ model: id, code: 'kind', reason: embedding ? NOT_EMBEDDING : NOT_CHAT });
+      continue;
+    }
+    if (space !== undefined && model.embedding?.space !== space) {
+      dropped.push({ model: id, code: 'kind', reason: `gives vectors in ${model.embedding?.space ?? 'no'} space, not the router's ${space}: vectors of different models are not comparable` });
+      continue;
+    }
     if (needed > model.contextWindow) {
-      dropped.push({ model: id, code: 'context_window', reason: `context window ${model.contextWindow} < ${needed} tokens needed` });
+      const reason = embedding ? `input limit ${model.contextWindow} < ${needed} tokens in the longest input` : `context window ${model.contextWindow} < ${needed} tokens needed`;
+      dropped.push({ model: id, code: 'context_window', reason });
       continue;
     }
     if (profile.needsTools && !model.capabilities.tools) {
@@ -95,6 +117,15 @@ export function filterEligible(input: EligibilityInput): Eligibility {
     eligible.push(estimate);
   }
   return { eligible, dropped };
+}
+
+/** The space an embedding router's vectors are in: its first embedding model's, whatever its health. */
+function routerSpace(modelIds: readonly string[], catalog: ModelCatalog): string | undefined {
+  for (const id of modelIds) {
+    const space = catalog.get(id)?.embedding?.space;
+    if (space !== undefined) return space;
+  }
+  return undefined;
 }
 
 function unavailableReason(availability: Availability & { available: false }): string {

@@ -40,6 +40,8 @@ export interface RequestProfile {
   readonly historyOutputTokens: number | undefined;
   readonly needsTools: boolean;
   readonly needsVision: boolean;
+  /** Embedding requests only (profileEmbeddingRequest): nothing is generated, and each input alone must fit the model's window. */
+  readonly embedding?: { readonly longestInputTokens: number };
 }
 
 export function profileRequest(request: ChatRequest): RequestProfile {
@@ -68,11 +70,30 @@ export function profileRequest(request: ChatRequest): RequestProfile {
 }
 
 /**
+ * An embedding request, given as one user message per input: the inputs'
+ * tokens without a chat's framing (an embedding bills its input as it is),
+ * and the longest input, which must fit the model's window on its own.
+ */
+export function profileEmbeddingRequest(request: ChatRequest): RequestProfile {
+  let promptTokens = 0;
+  let longestInputTokens = 0;
+  for (const message of request.messages) {
+    const tokens = Math.ceil(Buffer.byteLength(messageText(message)) / BYTES_PER_TOKEN);
+    promptTokens += tokens;
+    if (tokens > longestInputTokens) longestInputTokens = tokens;
+  }
+  return { promptTokens, maxTokens: undefined, historyOutputTokens: undefined, needsTools: false, needsVision: false, embedding: { longestInputTokens } };
+}
+
+/**
  * The answer's expected length: the median of the conversation's earlier
  * assistant turns (DEFAULT_OUTPUT_TOKENS when there are none), capped by the
- * caller's max_tokens and by the model's maximum output. At least 1.
+ * caller's max_tokens and by the model's maximum output. At least 1, except
+ * for an embedding request, which generates nothing: 0, so it is priced,
+ * timed and its carbon counted by its input alone.
  */
 export function expectedOutputTokens(profile: RequestProfile, model: ModelInfo): number {
+  if (profile.embedding !== undefined) return 0;
   const base = profile.historyOutputTokens ?? DEFAULT_OUTPUT_TOKENS;
   return Math.max(1, Math.min(base, profile.maxTokens ?? Number.POSITIVE_INFINITY, model.maxOutputTokens));
 }

@@ -22,6 +22,7 @@ import type {
   IsoTimes,
   KeyView,
   MemberView,
+  ModelKindView,
   RequestsPageView,
   RouterSettingsView,
   RouterView,
@@ -47,6 +48,8 @@ export type Session = SessionView;
 export type AuthResponse = AuthView;
 export type Member = IsoTimes<MemberView>;
 
+/** What a model, and a router of such models, does: `chat` or `embedding`. */
+export type ModelKind = ModelKindView;
 export type CatalogModel = CatalogModelView;
 export type Strategy = StrategyView;
 export type RouterSettings = RouterSettingsView;

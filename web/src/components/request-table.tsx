@@ -46,13 +46,18 @@ export function RequestTable({ requests, showRouter = true }: RequestTableProps)
               </Table.Td>
               {showRouter ? <Table.Td>{request.routerName ?? request.routerId ?? '—'}</Table.Td> : null}
               <Table.Td>
-                <Text size="sm" ff="monospace">
+                <Text size="sm" ff="monospace" span>
                   {request.model ?? '—'}
                 </Text>
+                {request.kind === 'embedding' ? (
+                  <Badge ml={6} size="xs" variant="light" color="teal">
+                    embedding
+                  </Badge>
+                ) : null}
               </Table.Td>
               <Table.Td>{request.keyId === 'dashboard' ? <Badge variant="outline" color="gray">playground</Badge> : (request.keyName ?? '—')}</Table.Td>
               <Table.Td ta="right">
-                <Tooltip label={`${request.promptTokens} prompt + ${request.completionTokens} completion`}>
+                <Tooltip label={request.kind === 'embedding' ? `${request.promptTokens} input tokens (an embedding generates none)` : `${request.promptTokens} prompt + ${request.completionTokens} completion`}>
                   <span>{request.totalTokens}</span>
                 </Tooltip>
               </Table.Td>

@@ -1,11 +1,13 @@
 import { Badge, Checkbox, Group, Pill, ScrollArea, Select, Stack, Switch, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useMemo, useState } from 'react';
-import type { CatalogModel } from '../api/types';
+import type { CatalogModel, ModelKind } from '../api/types';
 import { formatPrice, formatTokens } from '../components/format';
 
 export interface ModelPickerProps {
   readonly catalog: readonly CatalogModel[];
+  /** The router's kind: only models of it are offered. */
+  readonly kind: ModelKind;
   /** Chosen model ids, in order of preference. */
   readonly value: readonly string[];
   onChange(value: string[]): void;
@@ -32,19 +34,31 @@ function Capabilities({ model }: { readonly model: CatalogModel }) {
   );
 }
 
+/** `1536`, `3072, shortenable`: an embedding model's vector length. */
+function dimensionsOf(model: CatalogModel): string {
+  if (model.embedding === undefined) return '—';
+  return model.embedding.shortenable ? `${model.embedding.dimensions}, shortenable` : String(model.embedding.dimensions);
+}
+
 /**
- * The catalog as a searchable table with prices, context windows and capabilities; ticking a
- * row adds the model to the router, and the chosen ones show as removable pills in order.
+ * The catalog's models of the router's kind as a searchable table, with prices, context windows and
+ * capabilities (embedding models: dimensions and vector space); ticking a row adds the model to the
+ * router, and the chosen ones show as removable pills in order. Once an embedding model is chosen,
+ * models of other vector spaces cannot be: their vectors are not comparable.
  */
-export function ModelPicker({ catalog, value, onChange, error }: ModelPickerProps) {
+export function ModelPicker({ catalog, kind, value, onChange, error }: ModelPickerProps) {
   const [query, setQuery] = useState('');
   const [provider, setProvider] = useState<string | null>(null);
   const [availableOnly, setAvailableOnly] = useState(true);
-  const providers = useMemo(() => [...new Set(catalog.map((model) => model.provider))].sort(), [catalog]);
+  const ofKind = useMemo(() => catalog.filter((model) => model.kind === kind), [catalog, kind]);
+  const providers = useMemo(() => [...new Set(ofKind.map((model) => model.provider))].sort(), [ofKind]);
   const chosen = new Set(value);
+  const embedding = kind === 'embedding';
+  // The space of the first chosen model: the router's, which every other model must share.
+  const space = embedding ? ofKind.find((model) => model.id === value[0])?.embedding?.space : undefined;
   const rows = useMemo(() => {
     const needle = query.trim().toLowerCase();
-    return catalog.filter(
+    return ofKind.filter(
       (model) =>
         (!availableOnly || (model.available && model.retired !== true) || chosen.has(model.id)) &&
         (provider === null || model.provider === provider) &&
@@ -52,9 +66,10 @@ export function ModelPicker({ catalog, value, onChange, error }: ModelPickerProp
     );
     // chosen follows value
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [catalog, query, provider, availableOnly, value]);
+  }, [ofKind, query, provider, availableOnly, value]);
 
   const toggle = (id: string) => onChange(chosen.has(id) ? value.filter((item) => item !== id) : [...value, id]);
+  const otherSpace = (model: CatalogModel) => space !== undefined && !chosen.has(model.id) && model.embedding?.space !== space;
 
   return (
     <Stack gap="xs">
@@ -66,7 +81,9 @@ export function ModelPicker({ catalog, value, onChange, error }: ModelPickerProp
           </Text>
         </Text>
         <Text size="xs" c="dimmed">
-          The router chooses among these for every request. Prices are per million tokens.
+          {embedding
+            ? 'The router chooses among these for every request, and falls back only between deployments of one model: vectors from different models are not comparable. Prices are per million input tokens.'
+            : 'The router chooses among these for every request. Prices are per million tokens.'}
         </Text>
       </div>
       <Group gap={6} mih={30} data-testid="chosen-models" aria-live="polite">
@@ -99,20 +116,38 @@ export function ModelPicker({ catalog, value, onChange, error }: ModelPickerProp
               <Table.Th w={40} />
               <Table.Th>Model</Table.Th>
               <Table.Th ta="right">Input</Table.Th>
-              <Table.Th ta="right">Output</Table.Th>
-              <Table.Th ta="right">Context</Table.Th>
-              <Table.Th>Capabilities</Table.Th>
-              <Table.Th ta="right">
-                <Tooltip label="LMArena-style rating: higher answers better">
-                  <span>Rating</span>
-                </Tooltip>
-              </Table.Th>
+              {embedding ? (
+                <>
+                  <Table.Th ta="right">Dimensions</Table.Th>
+                  <Table.Th ta="right">
+                    <Tooltip label="The most tokens one input may have">
+                      <span>Max input</span>
+                    </Tooltip>
+                  </Table.Th>
+                  <Table.Th>
+                    <Tooltip label="Models of one space give comparable vectors">
+                      <span>Vector space</span>
+                    </Tooltip>
+                  </Table.Th>
+                </>
+              ) : (
+                <>
+                  <Table.Th ta="right">Output</Table.Th>
+                  <Table.Th ta="right">Context</Table.Th>
+                  <Table.Th>Capabilities</Table.Th>
+                  <Table.Th ta="right">
+                    <Tooltip label="LMArena-style rating: higher answers better">
+                      <span>Rating</span>
+                    </Tooltip>
+                  </Table.Th>
+                </>
+              )}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {rows.length === 0 ? (
               <Table.Tr>
-                <Table.Td colSpan={7}>
+                <Table.Td colSpan={embedding ? 5 : 7}>
                   <Text c="dimmed" size="sm" ta="center" py="md">
                     No model matches.
                   </Text>
@@ -120,9 +155,16 @@ export function ModelPicker({ catalog, value, onChange, error }: ModelPickerProp
               </Table.Tr>
             ) : (
               rows.map((model) => (
-                <Table.Tr key={model.id} {...(chosen.has(model.id) ? { bg: 'var(--mantine-primary-color-light)' } : {})} onClick={() => toggle(model.id)} style={{ cursor: 'pointer' }}>
+                <Table.Tr
+                  key={model.id}
+                  {...(chosen.has(model.id) ? { bg: 'var(--mantine-primary-color-light)' } : {})}
+                  onClick={() => (otherSpace(model) ? undefined : toggle(model.id))}
+                  style={{ cursor: otherSpace(model) ? 'not-allowed' : 'pointer', opacity: otherSpace(model) ? 0.55 : 1 }}
+                >
                   <Table.Td onClick={(event) => event.stopPropagation()}>
-                    <Checkbox aria-label={`Use ${model.id}`} checked={chosen.has(model.id)} onChange={() => toggle(model.id)} />
+                    <Tooltip label={`Another vector space than ${space ?? ''}: its vectors are not comparable`} disabled={!otherSpace(model)}>
+                      <Checkbox aria-label={`Use ${model.id}`} checked={chosen.has(model.id)} disabled={otherSpace(model)} onChange={() => toggle(model.id)} />
+                    </Tooltip>
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm" ff="monospace">
@@ -142,12 +184,26 @@ export function ModelPicker({ catalog, value, onChange, error }: ModelPickerProp
                     </Group>
                   </Table.Td>
                   <Table.Td ta="right">{formatPrice(model.inputPerMTok)}</Table.Td>
-                  <Table.Td ta="right">{formatPrice(model.outputPerMTok)}</Table.Td>
-                  <Table.Td ta="right">{formatTokens(model.contextWindow)}</Table.Td>
-                  <Table.Td>
-                    <Capabilities model={model} />
-                  </Table.Td>
-                  <Table.Td ta="right">{model.quality === null || model.quality === undefined ? '—' : Math.round(model.quality)}</Table.Td>
+                  {embedding ? (
+                    <>
+                      <Table.Td ta="right">{dimensionsOf(model)}</Table.Td>
+                      <Table.Td ta="right">{formatTokens(model.contextWindow)}</Table.Td>
+                      <Table.Td>
+                        <Text size="xs" ff="monospace">
+                          {model.embedding?.space ?? '—'}
+                        </Text>
+                      </Table.Td>
+                    </>
+                  ) : (
+                    <>
+                      <Table.Td ta="right">{formatPrice(model.outputPerMTok)}</Table.Td>
+                      <Table.Td ta="right">{formatTokens(model.contextWindow)}</Table.Td>
+                      <Table.Td>
+                        <Capabilities model={model} />
+                      </Table.Td>
+                      <Table.Td ta="right">{model.quality === null || model.quality === undefined ? '—' : Math.round(model.quality)}</Table.Td>
+                    </>
+                  )}
                 </Table.Tr>
               ))
             )}

@@ -50,7 +50,8 @@ export function PlaygroundPage() {
   const { api } = useSession();
   const [params, setParams] = useSearchParams();
   const routers = useApi<unknown>(workspacePath(workspace.id, '/routers'));
-  const list = listOf<Router>(routers.data);
+  // The playground chats: embedding routers have nothing to answer.
+  const list = listOf<Router>(routers.data).filter((router) => router.kind !== 'embedding');
   const routerId = params.get('router') ?? list[0]?.id ?? null;
   const [system, setSystem] = useState('');
   const [temperature, setTemperature] = useState(1);

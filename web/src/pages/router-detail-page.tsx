@@ -142,6 +142,8 @@ export function RouterDetailPage() {
   const strategy = listOf<Strategy>(strategies.data).find((item) => item.id === data.strategy);
   const models = listOf<CatalogModel>(catalog.data);
   const baseUrl = `${window.location.origin}/api/router/v1`;
+  const embedding = data.kind === 'embedding';
+  const snippets = routerSnippets(baseUrl, data.id, data.kind);
 
   return (
     <Stack gap="lg">
@@ -150,9 +152,11 @@ export function RouterDetailPage() {
         description={strategy === undefined ? data.strategy : `${strategy.label}: ${strategy.description}`}
         action={
           <Group gap="xs">
-            <Button variant="default" component={Link} to={`/playground?router=${data.id}`} leftSection={<IconMessageChatbot size={16} />}>
-              Try it
-            </Button>
+            {embedding ? null : (
+              <Button variant="default" component={Link} to={`/playground?router=${data.id}`} leftSection={<IconMessageChatbot size={16} />}>
+                Try it
+              </Button>
+            )}
             {canWrite(workspace) ? (
               <>
                 <Button variant="default" component={Link} to={`/routers/${data.id}/edit`} leftSection={<IconEdit size={16} />}>
@@ -170,7 +174,7 @@ export function RouterDetailPage() {
             Router ID
           </Text>
           <Text size="xs" c="dimmed" mb="sm">
-            Send it as the <code>model</code> of any OpenAI-compatible request, with a key from Settings → API Keys.
+            Send it as the <code>model</code> of any OpenAI-compatible {embedding ? 'embeddings' : 'chat'} request, with a key from Settings → API Keys.
           </Text>
           <CopyValue value={data.id} label="Copy router ID" testId="router-id" />
           <Text size="sm" fw={600} mt="md" mb={4}>
@@ -183,15 +187,20 @@ export function RouterDetailPage() {
             <Text size="sm" fw={600}>
               Models
             </Text>
-            <Badge variant="light">{strategy?.label ?? data.strategy}</Badge>
+            <Group gap={4}>
+              <Badge variant="light" color={embedding ? 'teal' : 'blue'} data-testid="router-kind">
+                {embedding ? 'Embeddings' : 'Chat'}
+              </Badge>
+              <Badge variant="light">{strategy?.label ?? data.strategy}</Badge>
+            </Group>
           </Group>
           <Table.ScrollContainer minWidth={380}>
             <Table verticalSpacing={4}>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Model</Table.Th>
-                  <Table.Th ta="right">In / Out per 1M</Table.Th>
-                  <Table.Th ta="right">Context</Table.Th>
+                  <Table.Th ta="right">{embedding ? 'Input per 1M' : 'In / Out per 1M'}</Table.Th>
+                  <Table.Th ta="right">{embedding ? 'Dimensions' : 'Context'}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -204,8 +213,8 @@ export function RouterDetailPage() {
                           {modelId}
                         </Text>
                       </Table.Td>
-                      <Table.Td ta="right">{model === undefined ? '—' : `${formatPrice(model.inputPerMTok)} / ${formatPrice(model.outputPerMTok)}`}</Table.Td>
-                      <Table.Td ta="right">{formatTokens(model?.contextWindow)}</Table.Td>
+                      <Table.Td ta="right">{model === undefined ? '—' : embedding ? formatPrice(model.inputPerMTok) : `${formatPrice(model.inputPerMTok)} / ${formatPrice(model.outputPerMTok)}`}</Table.Td>
+                      <Table.Td ta="right">{embedding ? (model?.embedding?.dimensions ?? '—') : formatTokens(model?.contextWindow)}</Table.Td>
                     </Table.Tr>
                   );
                 })}
@@ -223,13 +232,13 @@ export function RouterDetailPage() {
         </Text>
         <Tabs defaultValue="curl" keepMounted={false}>
           <Tabs.List mb="sm">
-            {routerSnippets(baseUrl, data.id).map((snippet) => (
+            {snippets.map((snippet) => (
               <Tabs.Tab key={snippet.id} value={snippet.id}>
                 {snippet.label}
               </Tabs.Tab>
             ))}
           </Tabs.List>
-          {routerSnippets(baseUrl, data.id).map((snippet) => (
+          {snippets.map((snippet) => (
             <Tabs.Panel key={snippet.id} value={snippet.id}>
               <CopyBlock code={snippet.code} label={`Copy ${snippet.label} snippet`} />
             </Tabs.Panel>

@@ -1,10 +1,10 @@
-import { Accordion, Alert, Button, Group, NumberInput, Paper, Radio, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Accordion, Alert, Button, Group, NumberInput, Paper, Radio, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { ApiError, workspacePath } from '../api/client';
-import type { CatalogModel, Router, Strategy } from '../api/types';
+import type { CatalogModel, ModelKind, Router, Strategy } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
 import { ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
 import { useSession, useWorkspace } from '../session/session-context';
@@ -14,6 +14,8 @@ type Weights = { cost: number | ''; latency: number | ''; quality: number | ''; 
 
 interface FormValues {
   name: string;
+  /** What the router serves; the picker offers only models of this kind. Not sent: the server reads it off the models. */
+  kind: ModelKind;
   models: string[];
   strategy: string;
   maxCost: number | '';
@@ -27,6 +29,7 @@ function valuesOf(router: Router | undefined): FormValues {
   const weights = router?.settings?.weights;
   return {
     name: router?.name ?? '',
+    kind: router?.kind ?? 'chat',
     models: [...(router?.models ?? [])],
     strategy: router?.strategy ?? 'cost_optimized',
     maxCost: router?.settings?.maxCostPerRequestUsd ?? '',
@@ -59,8 +62,16 @@ function RouterForm({ router }: { readonly router?: Router }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const set = <K extends keyof FormValues>(key: K, value: FormValues[K]) => setValues((current) => ({ ...current, [key]: value }));
-  const strategyList = listOf<Strategy>(strategies.data);
   const models = listOf<CatalogModel>(catalog.data);
+  // auto predicts the quality of chat answers: an embedding router does not offer it.
+  const strategyList = listOf<Strategy>(strategies.data).filter((strategy) => values.kind === 'chat' || strategy.id !== 'auto');
+  const changeKind = (kind: ModelKind) =>
+    setValues((current) => ({
+      ...current,
+      kind,
+      models: current.models.filter((id) => models.find((model) => model.id === id)?.kind === kind),
+      strategy: kind === 'embedding' && current.strategy === 'auto' ? 'cost_optimized' : current.strategy,
+    }));
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -103,7 +114,26 @@ function RouterForm({ router }: { readonly router?: Router }) {
           <TextInput label="Name" description="For you and your team, e.g. support-bot or summaries-prod." required data-autofocus maxLength={100} value={values.name} onChange={(event) => set('name', event.currentTarget.value)} error={errors.name} />
         </Paper>
         <Paper withBorder p="lg" radius="md">
-          <ModelPicker catalog={models} value={values.models} onChange={(next) => set('models', next)} error={errors.models} />
+          <Stack gap="md">
+            <div>
+              <Text size="sm" fw={500} id="router-kind-label">
+                Serves
+              </Text>
+              <Text size="xs" c="dimmed" mb={6}>
+                A router serves chat completions or embeddings, as its models do.
+              </Text>
+              <SegmentedControl
+                aria-labelledby="router-kind-label"
+                value={values.kind}
+                onChange={(value) => changeKind(value === 'embedding' ? 'embedding' : 'chat')}
+                data={[
+                  { value: 'chat', label: 'Chat completions' },
+                  { value: 'embedding', label: 'Embeddings' },
+                ]}
+              />
+            </div>
+            <ModelPicker catalog={models} kind={values.kind} value={values.models} onChange={(next) => set('models', next)} error={errors.models} />
+          </Stack>
         </Paper>
         <Paper withBorder p="lg" radius="md">
           <Radio.Group label="Optimization strategy" description="How the router picks among your models for each request." value={values.strategy} onChange={(value) => set('strategy', value)} error={errors.strategy} required>

@@ -45,7 +45,12 @@ export function RoutersPage() {
                   <Text component={Link} to={`/routers/${router.id}`} fw={600} size="lg" style={{ color: 'inherit', textDecoration: 'none' }} lineClamp={1}>
                     {router.name}
                   </Text>
-                  <Badge variant="light">{strategyLabel(router.strategy)}</Badge>
+                  <Group gap={4} wrap="nowrap">
+                    <Badge variant="light" color={router.kind === 'embedding' ? 'teal' : 'blue'} data-testid="router-kind">
+                      {router.kind === 'embedding' ? 'Embeddings' : 'Chat'}
+                    </Badge>
+                    <Badge variant="light">{strategyLabel(router.strategy)}</Badge>
+                  </Group>
                 </Group>
                 <Group gap={4} wrap="nowrap">
                   <Text ff="monospace" size="xs" c="dimmed" truncate>
