@@ -117,6 +117,18 @@ describe('planning an embedding request', () => {
     assert.deepEqual(fallback.ranked.map((entry) => entry.candidate.model.id), ['azure:small-embed']);
   });
 
+  it('drops the models the caller says cannot take the input, and refuses when none can', () => {
+    const plan = planRoute({ ...base, refuseInput: (model) => (model.provider === 'azure' ? 'token-array input' : undefined) });
+    assert.deepEqual(plan.ranked.map((entry) => entry.candidate.model.id), ['openai:small-embed']);
+    assert.deepEqual(plan.dropped, [{ model: 'azure:small-embed', code: 'input', reason: 'token-array input' }]);
+    const textOnly = { strategy: 'cost_optimized', models: ['google:other-embed'] };
+    const error = refusal({ ...base, router: textOnly, refuseInput: (model) => (model.provider === 'google' ? 'token-array input' : undefined) });
+    assert.equal(error.status, 400);
+    assert.equal(error.code, 'unsupported_value');
+    assert.equal(error.param, 'input');
+    assert.match(error.message, /google:other-embed: token-array input/);
+  });
+
   it('leaves a chat request\'s profile as it was', () => {
     const request = userRequest('Hello there');
     const profile = profileRequest(request);

@@ -26,6 +26,11 @@ export interface PlanRouteInput {
    * @default 'chat'
    */
   readonly kind?: ModelKind | undefined;
+  /**
+   * Why the request's input cannot go to a model, or undefined when it can: e.g. "token-array input" for a
+   * provider that takes only text. Such models are dropped (`input`); when every model is, 400 `unsupported_value`.
+   */
+  readonly refuseInput?: ((model: ModelInfo) => string | undefined) | undefined;
   /** The owner's catalog: the shipped one with their own models and prices over it. */
   readonly catalog: ModelCatalog;
   /** Undefined: every model is healthy and nothing is measured. */
@@ -77,6 +82,7 @@ export function planRoute(input: PlanRouteInput): RoutePlan {
     modelIds: callableIds,
     catalog: input.catalog,
     kind,
+    refuseInput: input.refuseInput,
     profile,
     settings,
     health: input.health,
@@ -116,6 +122,9 @@ export function noEligibleModel(dropped: readonly DroppedCandidate[], now: numbe
   }
   const message = `No model of this router can take this request: ${reasons}.`;
   if (has('context_window')) return errors.invalidRequest(message, kind === 'embedding' ? 'input' : 'messages', 'context_length_exceeded');
+  if (has('input') && dropped.every((drop) => drop.code === 'input' || drop.code === 'kind' || drop.code === 'unknown_model' || drop.code === 'not_configured')) {
+    return errors.invalidRequest(message, 'input', 'unsupported_value');
+  }
   if (dropped.length > 0 && dropped.every((drop) => drop.code === 'kind' || drop.code === 'unknown_model') && has('kind')) {
     const serves = kind === 'embedding' ? 'chat, not embeddings: send embedding requests to a router of embedding models' : 'embeddings, not chat: send its requests to /embeddings, or chat requests to a router of chat models';
     return errors.invalidRequest(`This router serves ${serves} (${reasons}).`, 'model', 'unsupported_request');

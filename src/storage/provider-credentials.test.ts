@@ -97,6 +97,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         supportsVision: true,
         qualityScore: undefined,
         activeParamsB: undefined,
+        kind: 'chat',
+        embedding: undefined,
         createdAt: clock - 10,
         updatedAt: clock,
       });

@@ -115,7 +115,7 @@ describe('modelport CLI on SQLite', () => {
     assert.deepEqual(mine.map((router) => router.id), [routerId]);
     const human = await cli('router', 'list');
     assertExit(human, 0);
-    assert.match(human.stdout, /^ID\s+NAME\s+OWNER\s+STRATEGY\s+MODELS\s+CREATED\n/);
+    assert.match(human.stdout, /^ID\s+NAME\s+KIND\s+OWNER\s+STRATEGY\s+MODELS\s+CREATED\n/);
     assert.ok(human.stdout.includes(routerId) && human.stdout.includes('sim:small,sim:medium'));
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { zodTextFormat } from 'openai/helpers/zod';
-import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
+import type { FunctionTool, ResponseFunctionToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
 import { z } from 'zod';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
@@ -30,6 +30,9 @@ const WEATHER: FunctionTool = {
   strict: true,
 };
 const Weather = z.object({ city: z.string(), temperature: z.number() });
+const functionCall = (output: readonly { type: string }[]) => output.find((item) => item.type === 'function_call') as ResponseFunctionToolCall | undefined;
+/** `store` is in the response object, though the SDK does not type it. */
+const storeOf = (response: object): unknown => (response as { store?: unknown }).store;
 
 interface Upstream {
   readonly name: 'openai' | 'anthropic' | 'gemini';
@@ -141,7 +144,7 @@ describe('openai SDK responses.* → gateway → OpenAI, Anthropic and Gemini fa
         assert.ok(message?.type === 'message' && message.content[0]?.type === 'output_text');
         assert.deepEqual(message.content[0].annotations, []);
         assert.deepEqual([data.usage?.input_tokens, data.usage?.output_tokens, data.usage?.total_tokens], [31, 9, 40]);
-        assert.deepEqual([data.instructions, data.metadata, data.store, data.tool_choice, data.parallel_tool_calls], [INSTRUCTIONS, { case: 'create' }, true, 'auto', true]);
+        assert.deepEqual([data.instructions, data.metadata, storeOf(data), data.tool_choice, data.parallel_tool_calls], [INSTRUCTIONS, { case: 'create' }, true, 'auto', true]);
         assert.equal((data as unknown as { _meta: { modelUsed: string } })._meta.modelUsed, upstream.modelId);
         assert.equal(response.headers.get('x-modelport-response-stored'), 'stored');
         assert.equal(response.headers.get('x-modelport-model'), upstream.modelId);
@@ -187,13 +190,13 @@ describe('openai SDK responses.* → gateway → OpenAI, Anthropic and Gemini fa
           const first = streamed
             ? await client.responses.stream({ model: upstream.routerId, input: QUESTION, tools: [WEATHER], store: false }).finalResponse()
             : await client.responses.create({ model: upstream.routerId, input: QUESTION, tools: [WEATHER], store: false });
-          const call = first.output.find((item) => item.type === 'function_call') ?? assert.fail(`no function_call in ${JSON.stringify(first.output)}`);
+          const call = functionCall(first.output) ?? assert.fail(`no function_call in ${JSON.stringify(first.output)}`);
           assert.equal(call.name, 'get_weather');
           assert.deepEqual(JSON.parse(call.arguments), ARGS);
           if (id !== undefined) assert.equal(call.call_id, id);
           assert.match(call.id ?? '', /^fc_/);
-          assert.equal(first.store, false);
-          const input: ResponseInputItem[] = [{ role: 'user', content: QUESTION }, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: JSON.stringify(RESULT) }];
+          assert.equal(storeOf(first), false);
+          const input: ResponseInputItem[] = [{ role: 'user', content: QUESTION }, ...(first.output as ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: JSON.stringify(RESULT) }];
           const second = await client.responses.create({ model: upstream.routerId, input, tools: [WEATHER], store: false });
           assert.equal(second.output_text, ANSWER);
           const received = upstream.toolResult(upstream.lastBody());
@@ -222,7 +225,7 @@ describe('openai SDK responses.* → gateway → OpenAI, Anthropic and Gemini fa
       openai.answerToolCall();
       const first = await client.responses.create({ model: mixed, instructions: INSTRUCTIONS, input: QUESTION, tools: [WEATHER] });
       assert.equal(first.model, 'openai:gpt-4o-mini');
-      const call = first.output.find((item) => item.type === 'function_call') ?? assert.fail('no call');
+      const call = functionCall(first.output) ?? assert.fail('no call');
 
       fakes.openai.enqueue(openAIErrors.serverError());
       anthropic.answerText(PIECES);

@@ -169,7 +169,7 @@ describe('Responses API stream, byte level', () => {
     assert.deepEqual(completed._meta.attempts.map(({ model, outcome }) => [model, outcome]), [['openai:gpt-4o-mini', 'failed'], ['openai:gpt-4o', 'ok']]);
   });
 
-  it("Codex CLI's default request: web search left out and named in a header, namespaced tools flattened, reasoning items dropped", async () => {
+  it("Codex CLI's request (web search turned off, as its docs here say): namespaced tools flattened, reasoning items dropped", async () => {
     fake.enqueue({ type: 'answer', content: null, toolCalls: [{ id: 'call_c', name: 'multi_agent_v1__close_agent', arguments: '{"target":"a1"}' }] });
     const { response, events } = await post({
       instructions: null,
@@ -181,7 +181,6 @@ describe('Responses API stream, byte level', () => {
       tools: [
         { type: 'function', name: 'exec_command', description: 'Runs a command.', strict: false, parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'], additionalProperties: false } },
         { type: 'namespace', name: 'multi_agent_v1', description: 'Sub-agents.', tools: [{ type: 'function', name: 'close_agent', strict: false, parameters: { type: 'object', properties: { target: { type: 'string' } } } }] },
-        { type: 'web_search', external_web_access: false },
       ],
       tool_choice: 'auto',
       parallel_tool_calls: true,
@@ -192,7 +191,6 @@ describe('Responses API stream, byte level', () => {
       client_metadata: { session_id: 'session-1' },
     });
     assert.equal(response.status, 200);
-    assert.equal(response.headers.get('x-modelport-ignored-tools'), 'web_search');
     const upstream = fake.chatRequests()[0]?.body as { messages: { role: string }[]; tools: { function: { name: string } }[]; prompt_cache_key?: string; store?: unknown; client_metadata?: unknown };
     assert.deepEqual(upstream.tools.map((tool) => tool.function.name), ['exec_command', 'multi_agent_v1__close_agent']);
     assert.deepEqual(upstream.messages.map((message) => message.role), ['developer', 'user']);
@@ -201,5 +199,14 @@ describe('Responses API stream, byte level', () => {
     const done = events.find((event) => event.data.type === 'response.output_item.done')?.data.item as { name: string; namespace: string; arguments: string; call_id: string };
     assert.deepEqual([done.name, done.namespace, done.arguments, done.call_id], ['close_agent', 'multi_agent_v1', '{"target":"a1"}', 'call_c']);
     assert.equal((events.at(-1)?.data.response as { store: boolean }).store, false);
+  });
+
+  it("Codex CLI's default web search tool is refused, never dropped: a 400 on its param that says how Codex turns it off", async () => {
+    const { response, bytes } = await post({ input: 'Hi', tools: [{ type: 'web_search', external_web_access: false }], tool_choice: 'auto' });
+    assert.equal(response.status, 400);
+    const error = (JSON.parse(new TextDecoder().decode(bytes)) as { error: { param: string; code: string; message: string } }).error;
+    assert.deepEqual([error.param, error.code], ['tools[0].type', 'unsupported_value']);
+    assert.match(error.message, /web_search = "disabled"/);
+    assert.equal(fake.chatRequests().length, 0);
   });
 });

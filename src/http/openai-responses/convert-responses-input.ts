@@ -49,7 +49,8 @@ export function itemsToMessages(items: readonly ResponseItem[], pathOf: ItemPath
       case 'reasoning':
         return;
       case 'item_reference':
-        throw errors.invalidRequest(`${path}: item references are not supported; send the item itself, or continue with previous_response_id.`, `${path}.type`, 'unsupported_value');
+        // Resolved against the stored responses before this (decode-openai-responses-request.ts); one left means none is stored.
+        throw errors.invalidRequest(`${path}: no stored item ${JSON.stringify(item.id)} of yours; send the item itself.`, `${path}.id`, 'invalid_value');
       default:
         throw errors.invalidRequest(`${path}: input items of type ${JSON.stringify(type)} are not supported.`, `${path}.type`, 'unsupported_value');
     }

@@ -5,9 +5,9 @@ import type { ToolDefinition } from '../../providers/contract.js';
  * The Responses API's `tools` and `tool_choice` → the neutral request's function tools (OpenAI chat's shape), which
  * every provider takes. Tools the client runs itself translate: `function` (flat shape), the functions of a
  * `namespace`, and `custom` (free-form input, given to the model as a function of one string, `input`). Tools OpenAI
- * runs on its own servers cannot run behind a router: web search, which a client offers for the model to use if it
- * likes (Codex CLI sends it by default), is left out and named in `x-modelport-ignored-tools`; every other hosted tool,
- * and any tool choice that forces one, is a 400 naming it (docs/api.md, Responses; docs/decisions.md).
+ * runs on its own servers cannot run behind a router, whichever provider it picks: each, and any tool choice that
+ * forces one, is a 400 naming it, never dropped (docs/api.md, Responses; docs/decisions.md). Web search, which Codex
+ * CLI offers by default, gets a message that says how to turn it off there.
  */
 
 /** What a chat tool name stands for on the Responses side. */
@@ -35,17 +35,6 @@ const NAMESPACE_SEPARATOR = '__';
 
 type WireTool = Readonly<Record<string, unknown>>;
 
-/** The hosted tools of a request that are left out rather than refused (for `x-modelport-ignored-tools`). */
-export function ignoredHostedTools(tools: unknown): string[] {
-  if (!Array.isArray(tools)) return [];
-  const ignored = new Set<string>();
-  for (const tool of tools as unknown[]) {
-    const type = (tool as { type?: unknown } | null)?.type;
-    if (typeof type === 'string' && WEB_SEARCH_TYPES.has(type)) ignored.add(type);
-  }
-  return [...ignored];
-}
-
 export function convertResponsesTools(tools: readonly WireTool[] | null | undefined, choice: unknown): ConvertedTools {
   const names = new Map<string, ResponsesTool>();
   const definitions: ToolDefinition[] = [];
@@ -70,7 +59,7 @@ export function convertResponsesTools(tools: readonly WireTool[] | null | undefi
         else if (member.type === 'custom') add(customDefinition(member, namespace, memberPath), { kind: 'custom', name, namespace }, memberPath);
         else throw unsupportedTool(String(member.type), `${memberPath}.type`);
       });
-    } else if (!WEB_SEARCH_TYPES.has(type)) throw unsupportedTool(type, `${path}.type`);
+    } else throw unsupportedTool(type, `${path}.type`);
   });
   return convertToolChoice(choice, definitions, names);
 }
@@ -132,8 +121,9 @@ function customDefinition(tool: WireTool, namespace: string | undefined, path: s
 }
 
 function unsupportedTool(type: string, param: string) {
+  const codex = WEB_SEARCH_TYPES.has(type) ? ' Codex CLI sends it unless web_search = "disabled" is set in its config.toml.' : '';
   return errors.invalidRequest(
-    `Tools of type '${type}' are not supported: they run on OpenAI's servers, and the router may choose a model of any provider. Define function tools (or custom tools), which your application runs.`,
+    `Tools of type '${type}' are not supported: they run on OpenAI's servers, and the router may choose a model of any provider. Define function tools (or custom tools), which your application runs.${codex}`,
     param,
     'unsupported_value',
   );
@@ -167,7 +157,6 @@ function convertToolChoice(choice: unknown, definitions: readonly ToolDefinition
     const mode = object.mode === 'required' ? 'required' : 'auto';
     const allowed = new Set<string>();
     (Array.isArray(object.tools) ? (object.tools as { type?: unknown; name?: unknown }[]) : []).forEach((entry, index) => {
-      if (typeof entry.type === 'string' && WEB_SEARCH_TYPES.has(entry.type)) return;
       const chat = (entry.type === 'function' || entry.type === 'custom') && typeof entry.name === 'string' ? findTool(names, entry.type, entry.name) : undefined;
       if (chat === undefined) throw errors.invalidRequest(`tool_choice.tools[${index}] names no tool of the request.`, `tool_choice.tools[${index}]`, 'invalid_value');
       allowed.add(chat);

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import { GatewayError } from '../../lib/errors.js';
 import { decodeOpenAIResponsesRequest } from './decode-openai-responses-request.js';
 import type { DecodedResponsesRequest } from './decoded-responses-request.js';
-import { ignoredHostedTools } from './convert-responses-tools.js';
 import type { OpenAIResponsesRequestBody, ResponseItem } from './openai-responses-request-schema.js';
 import type { ResponseStore, StoredResponse } from './response-store.js';
 
@@ -135,13 +134,12 @@ describe('decodeOpenAIResponsesRequest', () => {
     assert.deepEqual(decoded.inputItems[8]?.content, [{ type: 'input_text', text: 'Thanks' }], 'an easy message is stored with typed parts');
   });
 
-  it('tools: flat functions with their strictness, namespaces, custom tools; web search left out and named', () => {
+  it('tools: flat functions with their strictness, namespaces, custom tools', () => {
     const tools = [
       { type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} }, strict: true },
       { type: 'function', name: 'get_time', parameters: null, strict: null },
       { type: 'namespace', name: 'agents', description: 'Sub-agents', tools: [{ type: 'function', name: 'spawn', parameters: { type: 'object' } }] },
       { type: 'custom', name: 'apply_patch', description: 'Patch.', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
-      { type: 'web_search', external_web_access: false },
     ];
     const decoded = decode({ input: 'Hi', tools, tool_choice: 'auto', parallel_tool_calls: false });
     assert.deepEqual(decoded.chatRequest.tools?.map((tool) => tool.function.name), ['get_weather', 'get_time', 'agents__spawn', 'apply_patch']);
@@ -153,7 +151,6 @@ describe('decodeOpenAIResponsesRequest', () => {
     assert.equal(decoded.chatRequest.parallel_tool_calls, false);
     assert.deepEqual(decoded.toolNames.get('agents__spawn'), { kind: 'function', name: 'spawn', namespace: 'agents' });
     assert.deepEqual(decoded.echo.tools, tools, 'tools echoed as sent');
-    assert.deepEqual(ignoredHostedTools(tools), ['web_search']);
   });
 
   it('tool choices: a named function, allowed tools (only those reach the model), hosted tools refused', () => {
@@ -166,9 +163,9 @@ describe('decodeOpenAIResponsesRequest', () => {
     assert.deepEqual([allowed.tools?.map((tool) => tool.function.name), allowed.tool_choice], [['a'], 'required']);
     refused({ input: 'Hi', tools, tool_choice: { type: 'function', name: 'c' } }, 'tool_choice.name');
     refused({ input: 'Hi', tools, tool_choice: { type: 'web_search_preview' } }, 'tool_choice');
-    refused({ input: 'Hi', tools: [{ type: 'web_search' }], tool_choice: 'required' }, 'tool_choice');
-    const onlySearch = decode({ input: 'Hi', tools: [{ type: 'web_search' }], tool_choice: 'auto' }).chatRequest;
-    assert.equal('tools' in onlySearch || 'tool_choice' in onlySearch, false, 'no tool left: neither tools nor a choice is sent');
+    refused({ input: 'Hi', tools: [{ type: 'web_search' }], tool_choice: 'required' }, 'tools[0].type');
+    // Web search is refused like every hosted tool, never dropped: the message says how Codex CLI turns it off.
+    refused({ input: 'Hi', tools: [{ type: 'function', name: 'a', parameters: { type: 'object' } }, { type: 'web_search', external_web_access: false }], tool_choice: 'auto' }, 'tools[1].type');
   });
 
   it('text.format: json_schema and json_object as response_format; plain text as nothing', () => {
@@ -191,7 +188,6 @@ describe('decodeOpenAIResponsesRequest', () => {
     refused({ input: 'Hi', include: ['message.output_text.logprobs'] }, 'include');
     refused({ input: 'Hi', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] }, 'tools[0].type');
     refused({ input: 'Hi', tools: [{ type: 'namespace', name: 'n', tools: [{ type: 'mcp' }] }] }, 'tools[0].tools[0].type');
-    refused({ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type');
     refused({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] }, 'input[0].content[0].image_url');
     refused({ input: [{ type: 'function_call_output', output: 'x' }] }, 'input[0].call_id');
     refused({ instructions: 'Only instructions.' }, 'input');
@@ -225,6 +221,28 @@ describe('decodeOpenAIResponsesRequest', () => {
       await assert.rejects(
         Promise.resolve(decodeOpenAIResponsesRequest({ previous_response_id: id, input: 'Hi' } as OpenAIResponsesRequestBody, context, { store, now: () => 0 })),
         (error: unknown) => error instanceof GatewayError && error.status === 404 && error.code === 'response_not_found' && error.param === 'previous_response_id',
+      );
+    }
+  });
+
+  it("item references: replaced by the stored item they name (its response found by the id), another owner's or an unknown one a 400", async () => {
+    const answer = { id: 'msg_prev_0', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Let me look.', annotations: [] }] };
+    const store = storeWith({ resp_prev: { ownerId: 'usr_1', stored: { response: { id: 'resp_prev', output: [answer] }, inputItems: [] } as unknown as StoredResponse } });
+    const input = [{ role: 'user', content: 'Weather?' }, { type: 'item_reference', id: 'msg_prev_0' }, { role: 'user', content: 'And tomorrow?' }];
+    const decoded = await decodeOpenAIResponsesRequest({ input } as OpenAIResponsesRequestBody, context, { store, now: () => 0 });
+    assert.deepEqual(
+      decoded.chatRequest.messages.map((message) => [message.role, message.content]),
+      [
+        ['user', 'Weather?'],
+        ['assistant', 'Let me look.'],
+        ['user', 'And tomorrow?'],
+      ],
+    );
+    const stranger = { ...context, ownerId: 'usr_2' };
+    for (const [who, id] of [[stranger, 'msg_prev_0'], [context, 'msg_prev_7'], [context, 'nothing']] as const) {
+      await assert.rejects(
+        Promise.resolve(decodeOpenAIResponsesRequest({ input: [{ type: 'item_reference', id }] } as OpenAIResponsesRequestBody, who, { store, now: () => 0 })),
+        (error: unknown) => error instanceof GatewayError && error.status === 400 && error.param === 'input[0].id',
       );
     }
   });

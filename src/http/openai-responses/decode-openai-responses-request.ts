@@ -21,8 +21,12 @@ export function decodeOpenAIResponsesRequest(body: OpenAIResponsesRequestBody, c
   refuseUnsupported(body);
   const tools = convertResponsesTools(body.tools, body.tool_choice);
   const previousId = body.previous_response_id ?? undefined;
-  if (previousId === undefined) return decodeWith(body, context, tools.names, [], chatFields(body, tools));
-  return loadPrevious(previousId, context, surface).then((items) => decodeWith(body, context, tools.names, items, chatFields(body, tools)));
+  const references = Array.isArray(body.input) && (body.input as readonly ResponseItem[]).some((item) => item.type === 'item_reference');
+  if (previousId === undefined && !references) return decodeWith(body, body.input ?? undefined, context, tools.names, [], chatFields(body, tools));
+  return Promise.all([
+    previousId === undefined ? [] : loadPrevious(previousId, context, surface),
+    references ? resolveReferences(body.input as readonly ResponseItem[], context, surface) : body.input ?? undefined,
+  ]).then(([earlier, input]) => decodeWith(body, input, context, tools.names, earlier, chatFields(body, tools)));
 }
 
 async function loadPrevious(id: string, context: DecodeContext, { store }: ResponsesContext): Promise<readonly ResponseItem[]> {
@@ -32,14 +36,46 @@ async function loadPrevious(id: string, context: DecodeContext, { store }: Respo
   return [...previous.inputItems, ...output];
 }
 
+/**
+ * `item_reference` items replaced by the stored items they name (the AI SDK sends its earlier answers' text so when
+ * responses are stored). An item id is `<type>_<the id of its response, after resp_>_<position>`, so each reference
+ * is found in one stored response of the caller's owner; one that is not there is a 400 naming it.
+ */
+async function resolveReferences(input: readonly ResponseItem[], context: DecodeContext, { store }: ResponsesContext): Promise<ResponseItem[]> {
+  const responses = new Map<string, Promise<readonly ResponseItem[]>>();
+  const itemsOf = (responseId: string): Promise<readonly ResponseItem[]> => {
+    let items = responses.get(responseId);
+    if (items === undefined) {
+      items = (store === undefined || context.ownerId === undefined ? Promise.resolve(undefined) : store.load(responseId, context.ownerId)).then((stored) =>
+        stored === undefined ? [] : [...stored.inputItems, ...(Array.isArray(stored.response.output) ? (stored.response.output as ResponseItem[]) : [])],
+      );
+      responses.set(responseId, items);
+    }
+    return items;
+  };
+  return Promise.all(
+    input.map(async (item, index) => {
+      if (item.type !== 'item_reference') return item;
+      const id = typeof item.id === 'string' ? item.id : '';
+      const first = id.indexOf('_');
+      const last = id.lastIndexOf('_');
+      const found = first > 0 && last > first ? (await itemsOf(`resp_${id.slice(first + 1, last)}`)).find((stored) => stored.id === id) : undefined;
+      if (found === undefined) {
+        throw errors.invalidRequest(`input[${index}]: no stored item ${JSON.stringify(id)} of yours; send the item itself, or continue with previous_response_id.`, `input[${index}].id`, 'invalid_value');
+      }
+      return found;
+    }),
+  );
+}
+
 function decodeWith(
   body: OpenAIResponsesRequestBody,
+  input: string | readonly ResponseItem[] | undefined,
   context: DecodeContext,
   toolNames: ToolNames,
   earlier: readonly ResponseItem[],
   fields: Record<string, unknown>,
 ): DecodedResponsesRequest {
-  const input = body.input ?? undefined;
   const own: readonly ResponseItem[] = input === undefined ? [] : typeof input === 'string' ? [{ role: 'user', content: input }] : input;
   const pathOf: ItemPath = (index) => (index < earlier.length ? 'previous_response_id' : typeof input === 'string' ? 'input' : `input[${index - earlier.length}]`);
   const messages: ChatMessage[] = [];

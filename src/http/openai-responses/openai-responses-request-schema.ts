@@ -3,7 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 /**
  * JSON schema of a Responses API request (https://platform.openai.com/docs/api-reference/responses/create), as far
  * as Fastify checks it: the types of the fields the gateway reads. Input items and tools are objects with a `type`
- * (or, for a message, a `role`); decode-openai-responses-request.ts checks each kind with errors that name the item.
+ * (or, for a message, a `role`); convert-responses-input.ts and convert-responses-tools.ts check each kind, with errors naming it.
  * Other fields are allowed and ignored (docs/api.md, Responses). JSON null means "not set", as OpenAI's SDKs send it.
  */
 const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));

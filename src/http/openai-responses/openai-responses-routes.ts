@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDependencies } from '../dependencies.js';
 import { requireBody, routedHandler } from '../routed-endpoint.js';
-import { ignoredHostedTools } from './convert-responses-tools.js';
 import { openAIResponsesRequestSchema } from './openai-responses-request-schema.js';
 import { createOpenAIResponsesSurface } from './openai-responses-surface.js';
 
@@ -14,17 +13,14 @@ export const RESPONSES_PATHS = [
 ] as const;
 
 /**
- * POST …/responses: routers, and agents by `model: "agent:<name>"`. Two headers say what the body cannot:
- * `x-modelport-ignored-tools` names the hosted tools left out (convert-responses-tools.ts), and on whole answers
- * `x-modelport-response-stored` says whether the response was stored (`stored`, `not_requested`, `too_large`,
- * `disabled`, `failed`); a stream says it in its last event's `response.store`.
+ * POST …/responses: routers, and agents by `model: "agent:<name>"`. On whole answers `x-modelport-response-stored`
+ * says whether the response was stored (`stored`, `not_requested`, `too_large`, `disabled`, `failed`); a stream says
+ * it in its last event's `response.store`.
  */
 export function registerOpenAIResponses(app: FastifyInstance, deps: AppDependencies): void {
   const surface = createOpenAIResponsesSurface({ store: deps.responses, now: deps.now });
   const handler = routedHandler(surface, deps, { agents: true });
   const respond = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const ignored = ignoredHostedTools((request.body as { tools?: unknown }).tools);
-    if (ignored.length > 0) void reply.header('x-modelport-ignored-tools', ignored.join(', '));
     const body = await handler(request, reply);
     const outcome = surface.storedOutcome(body);
     if (outcome !== undefined) void reply.header('x-modelport-response-stored', outcome);

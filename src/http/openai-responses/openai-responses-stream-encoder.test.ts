@@ -32,7 +32,7 @@ function parse(events: readonly string[]): Parsed[] {
   });
 }
 
-function encoderFor(body: Partial<OpenAIResponsesRequestBody>, saved: ResponseToStore[] = [], outcome: StoreOutcome = 'stored') {
+function encoderFor(body: Record<string, unknown>, saved: ResponseToStore[] = [], outcome: StoreOutcome = 'stored') {
   const store = {
     save: async (entry: ResponseToStore) => {
       saved.push(entry);
@@ -44,12 +44,12 @@ function encoderFor(body: Partial<OpenAIResponsesRequestBody>, saved: ResponseTo
     close: () => {},
   };
   const context = { store, now: () => 1_795_000_005_000 };
-  const decoded = decodeOpenAIResponsesRequest({ input: 'Hi', ...body }, { ownerId: 'usr_1', keyId: 'key_1', requestId: 'req_abc123' }, context);
+  const decoded = decodeOpenAIResponsesRequest({ input: 'Hi', ...body } as OpenAIResponsesRequestBody, { ownerId: 'usr_1', keyId: 'key_1', requestId: 'req_abc123' }, context);
   assert.ok(!(decoded instanceof Promise));
   return createOpenAIResponsesStreamEncoder<typeof meta>(ids, model, decoded, context);
 }
 
-async function run(body: Partial<OpenAIResponsesRequestBody>, parts: readonly StreamPart[], finishReason: 'stop' | 'length' | 'tool_calls' = 'stop', saved: ResponseToStore[] = []) {
+async function run(body: Record<string, unknown>, parts: readonly StreamPart[], finishReason: 'stop' | 'length' | 'tool_calls' = 'stop', saved: ResponseToStore[] = []) {
   const encoder = encoderFor(body, saved);
   const raw = [...encoder.start(), ...parts.flatMap((part) => encoder.part(part)), ...(await encoder.end({ finishReason, usage, meta }))];
   const events = parse(raw);

@@ -14,18 +14,20 @@ import type { CandidateEstimate } from './routing-strategy.js';
  *    an embedding request a chat model), or, for an embedding request, it gives vectors in another
  *    space than the router's first embedding model (routers are checked for that when saved; a
  *    model redeclared since must still never mix vectors).
- * 3. `context_window`: prompt tokens plus `max_tokens` exceed the model's context window
+ * 3. `input`: the caller says the request's input cannot go to this model (token-array
+ *    input on a provider that takes only text).
+ * 4. `context_window`: prompt tokens plus `max_tokens` exceed the model's context window
  *    (embedding requests: the longest input exceeds it).
- * 4. `tools` / `vision`: the request sends tools or images the model does not take.
- * 5. `cost_ceiling`: the expected cost exceeds the router's `maxCostPerRequestUsd`.
- * 6. `unavailable`: health says the model's circuit is open (or half-open with its one probe
+ * 5. `tools` / `vision`: the request sends tools or images the model does not take.
+ * 6. `cost_ceiling`: the expected cost exceeds the router's `maxCostPerRequestUsd`.
+ * 7. `unavailable`: health says the model's circuit is open (or half-open with its one probe
  *    already out) or its provider asked us to back off (429).
  *
  * Health comes last on purpose: a model dropped as unavailable passed every
  * other check, so it could serve the request once it recovers (a 503, not a 400).
  */
 
-export type DropCode = 'unknown_model' | 'not_configured' | 'kind' | 'context_window' | 'tools' | 'vision' | 'cost_ceiling' | 'unavailable';
+export type DropCode = 'unknown_model' | 'not_configured' | 'kind' | 'input' | 'context_window' | 'tools' | 'vision' | 'cost_ceiling' | 'unavailable';
 
 const NOT_CHAT = 'an embedding model cannot answer a chat request';
 const NOT_EMBEDDING = 'a chat model cannot embed';
@@ -47,6 +49,8 @@ export interface EligibilityInput {
   readonly catalog: ModelCatalog;
   /** What the request asks for; models of the other kind are dropped. @default 'chat' */
   readonly kind?: ModelKind | undefined;
+  /** Why the request's input cannot go to this model (e.g. "token-array input"), or undefined when it can. */
+  readonly refuseInput?: ((model: ModelInfo) => string | undefined) | undefined;
   readonly profile: RequestProfile;
   readonly settings: RouterSettings;
   /** Undefined: every model is healthy and nothing is measured. */
@@ -88,6 +92,11 @@ export function filterEligible(input: EligibilityInput): Eligibility {
     }
     if (space !== undefined && model.embedding?.space !== space) {
       dropped.push({ model: id, code: 'kind', reason: `gives vectors in ${model.embedding?.space ?? 'no'} space, not the router's ${space}: vectors of different models are not comparable` });
+      continue;
+    }
+    const refused = input.refuseInput?.(model);
+    if (refused !== undefined) {
+      dropped.push({ model: id, code: 'input', reason: refused });
       continue;
     }
     if (needed > model.contextWindow) {

@@ -98,7 +98,7 @@ function Traffic({ router }: { readonly router: Router }) {
         <Skeleton h={220} />
       ) : total === 0 && traffic.data.recent.length === 0 ? (
         <Text c="dimmed" size="sm" ta="center" py="xl">
-          No requests yet. Send one with a snippet above, or try the router in the Playground.
+          {router.kind === 'embedding' ? 'No requests yet. Send one with a snippet above.' : 'No requests yet. Send one with a snippet above, or try the router in the Playground.'}
         </Text>
       ) : (
         <Stack>
