@@ -162,7 +162,10 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   const agents = createAgentService({
     agents: repositories.agents,
     executions: repositories.agentExecutions,
-    routerExists: async (ownerId, routerId) => (await repositories.routers.findById(routerId))?.ownerId === ownerId,
+    findRouter: async (ownerId, routerId) => {
+      const router = await repositories.routers.findById(routerId);
+      return router?.ownerId === ownerId ? router : undefined;
+    },
     catalogFor: async (ownerId) => ownerCatalogs.forOwner(ownerId),
     limits: config.agentLimits,
     runtime: {

@@ -21,7 +21,10 @@ export function createAgentAdmin(
   const service = createAgentService({
     agents: repositories.agents,
     executions: repositories.agentExecutions,
-    routerExists: async (ownerId, routerId) => (await repositories.routers.findById(routerId))?.ownerId === ownerId,
+    findRouter: async (ownerId, routerId) => {
+      const router = await repositories.routers.findById(routerId);
+      return router?.ownerId === ownerId ? router : undefined;
+    },
     catalogFor: async (ownerId) => catalogs.forOwner(ownerId),
     limits,
   });

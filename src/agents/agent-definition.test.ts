@@ -4,7 +4,7 @@ import { loadShippedCatalog } from '../catalog/catalog.js';
 import { AgentDefinitionError, checkAgentDefinition, DEFAULT_AGENT_LIMITS, type DefinitionContext } from './agent-definition.js';
 
 const context: DefinitionContext = {
-  routerExists: async (id) => id === 'rt_mine',
+  findRouter: async (id) => (id === 'rt_mine' ? { models: ['sim:small'] } : id === 'rt_vectors' ? { models: ['sim:embed-small'] } : undefined),
   catalog: loadShippedCatalog(),
   limits: DEFAULT_AGENT_LIMITS,
 };
@@ -72,5 +72,12 @@ describe('checkAgentDefinition', () => {
     assert.equal(plan.limits.maxSteps, 5);
     assert.equal(plan.limits.maxParallel, 2);
     assert.equal(plan.limits.timeoutMs, DEFAULT_AGENT_LIMITS.timeoutMs);
+  });
+
+  it('refuses a step on an embedding router or an embedding model: a step sends a chat request', async () => {
+    const onRouter = await refusal({ name: 'vectors', steps: [{ name: 'a', router: 'rt_vectors', prompt: '{{input}}' }] });
+    assert.deepEqual([onRouter.path, /serves embeddings/.test(onRouter.message)], ['steps[0].router', true]);
+    const onModel = await refusal({ name: 'vectors', steps: [{ name: 'a', model: 'openai:text-embedding-3-small', prompt: '{{input}}' }] });
+    assert.deepEqual([onModel.path, /embedding model/.test(onModel.message)], ['steps[0].model', true]);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parseModelRef, type ModelCatalog } from '../catalog/catalog.js';
+import { modelKind, parseModelRef, type ModelCatalog } from '../catalog/catalog.js';
+import { routerKind } from '../catalog/router-kind.js';
 import { parseTemplate, referencedSteps, TemplateError, type TemplatePiece } from './agent-template.js';
 
 /**
@@ -104,8 +105,8 @@ export interface AgentPlan {
 
 /** What checking a definition needs to know about its owner. */
 export interface DefinitionContext {
-  /** Whether the owner has a live router with this id. */
-  readonly routerExists: (id: string) => Promise<boolean>;
+  /** The owner's live router with this id (its models tell its kind), or undefined. */
+  readonly findRouter: (id: string) => Promise<{ readonly models: readonly string[] } | undefined>;
   /** The owner's catalog, for `model` steps. */
   readonly catalog: ModelCatalog;
   readonly limits: AgentLimits;
@@ -122,11 +123,18 @@ export async function checkAgentDefinition(input: unknown, context: DefinitionCo
   for (const step of plan.steps) {
     const where = `steps[${step.position}]`;
     const { router, model } = step.definition;
-    if (router !== undefined && !(await context.routerExists(router))) {
-      throw new AgentDefinitionError(`${where}.router`, `no router "${router}" of yours exists`);
+    if (router !== undefined) {
+      const found = await context.findRouter(router);
+      if (found === undefined) throw new AgentDefinitionError(`${where}.router`, `no router "${router}" of yours exists`);
+      // A step sends a chat request: an embedding router would refuse every run.
+      if (routerKind(found.models, context.catalog) === 'embedding') {
+        throw new AgentDefinitionError(`${where}.router`, `router "${router}" serves embeddings; a step needs a chat router`);
+      }
     }
-    if (model !== undefined && context.catalog.get(model) === undefined) {
-      throw new AgentDefinitionError(`${where}.model`, `unknown model "${model}"; see "modelport models list" for provider:model ids`);
+    if (model !== undefined) {
+      const info = context.catalog.get(model);
+      if (info === undefined) throw new AgentDefinitionError(`${where}.model`, `unknown model "${model}"; see "modelport models list" for provider:model ids`);
+      if (modelKind(info) === 'embedding') throw new AgentDefinitionError(`${where}.model`, `"${model}" is an embedding model; a step needs a chat model`);
     }
   }
   return plan;

@@ -10,7 +10,7 @@ export interface AgentServiceOptions {
   readonly agents: AgentsRepository;
   readonly executions: AgentExecutionsRepository;
   /** Whether the owner has a live router with this id. */
-  readonly routerExists: (ownerId: string, routerId: string) => Promise<boolean>;
+  readonly findRouter: (ownerId: string, routerId: string) => Promise<{ readonly models: readonly string[] } | undefined>;
   /** The owner's catalog (shipped models with their own over them). */
   readonly catalogFor: (ownerId: string) => Promise<ModelCatalog>;
   /** The server's limits (MODELPORT_AGENT_*). */
@@ -48,7 +48,7 @@ export function createAgentService(options: AgentServiceOptions) {
   const check = async (ownerId: string, input: unknown): Promise<AgentPlan> => {
     try {
       return await checkAgentDefinition(input, {
-        routerExists: (id) => options.routerExists(ownerId, id),
+        findRouter: (id) => options.findRouter(ownerId, id),
         catalog: await options.catalogFor(ownerId),
         limits: options.limits,
       });

@@ -156,10 +156,9 @@ function checkInputs(request: EmbeddingRequest): void {
   }
 }
 
-/** The inputs as routing sizes a request: one user message of their text (token arrays by their length). */
+/** The inputs as routing sizes a request: one user message per input, each checked against a model's input limit (token arrays by their length). */
 function asText(request: EmbeddingRequest): ChatRequest {
-  const text = request.input.map((item) => (typeof item === 'string' ? item : ' x'.repeat(item.length))).join('\n');
-  return { messages: [{ role: 'user', content: text }], max_tokens: 0 } as ChatRequest;
+  return { messages: request.input.map((item) => ({ role: 'user', content: typeof item === 'string' ? item : ' x'.repeat(item.length) })), max_tokens: 0 } as ChatRequest;
 }
 
 /**

@@ -86,7 +86,7 @@ describe('owner providers: their credentials first, then the server-wide ones, c
     assert.equal(embeddings('openai', 'text-embedding-3-small'), own, 'the model client is cached');
     assert.notEqual(own, serverRegistry.resolveEmbedding('openai', 'text-embedding-3-small'), "the owner's own client, not the server's");
     assert.equal(embeddings('acme', 'embed-v1')?.provider, 'acme', 'a custom provider');
-    assert.equal(embeddings('sim', 'small'), undefined, 'the simulator embeds nothing');
+    assert.equal(embeddings('sim', 'embed-small')?.provider, 'sim', 'the offline simulator embeds too (sim:embed-small)');
 
     const plain = await owners.embeddingsForOwner(without);
     assert.equal(plain('openai', 'text-embedding-3-small'), serverRegistry.resolveEmbedding('openai', 'text-embedding-3-small'));

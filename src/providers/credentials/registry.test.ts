@@ -31,9 +31,10 @@ describe('provider registry: embedding models beside chat models', () => {
     }
   });
 
-  it('none for a format without embeddings, the simulator, or a provider not configured here', () => {
+  it("none for a format without embeddings, the simulator's chat models, or a provider not configured here", () => {
     assert.equal(registry.resolveEmbedding('anthropic', 'claude-haiku-4-5'), undefined);
     assert.equal(registry.resolveEmbedding('sim', 'small'), undefined);
+    assert.equal(registry.resolveEmbedding('sim', 'embed-small')?.modelId, 'embed-small');
     assert.equal(registry.resolveEmbedding('mistral', 'mistral-embed'), undefined);
   });
 

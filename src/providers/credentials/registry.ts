@@ -62,7 +62,10 @@ export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHt
       const credentials = credentialsByProvider.get(provider);
       const model =
         provider === 'sim'
-          ? createSimEmbeddingModel(config.sim, modelId)
+          ? // The simulator's embedding models are named embed-*; its chat models embed nothing.
+            modelId.startsWith('embed')
+            ? createSimEmbeddingModel(config.sim, modelId)
+            : undefined
           : preset === undefined || credentials === undefined
             ? undefined
             : createEmbeddingModelFor(preset, credentials, modelId, { http });
