@@ -1,7 +1,8 @@
 import type { AgentDefinition } from '../agents/agent-definition.js';
 import type { AgentMeta } from '../agents/agent-executor.js';
 import type { ModelKind } from '../catalog/catalog.js';
-import type { AgentDefinitionView, AgentLimitsView, AgentMetaView, AgentStepDefinitionView, ModelKindView } from './dashboard-api-types.js';
+import type { RouterMeta } from '../pipeline/router-meta.js';
+import type { AgentDefinitionView, AgentLimitsView, AgentMetaView, AgentStepDefinitionView, ModelKindView, RouterMetaView } from './dashboard-api-types.js';
 
 /**
  * Compile-time checks that the types the dashboard relays from the agents layer
@@ -27,3 +28,6 @@ export type ModelKindViewIsTheCatalogs = Holds<[ModelKind] extends [ModelKindVie
 
 /** The agent `_meta` of a run's answer reads as the dashboard's run panel reads it. */
 export type AgentMetaFitsItsView = Holds<AgentMeta extends AgentMetaView ? true : false>;
+
+/** A routed answer's `_meta` (chat or embeddings) reads as the playground reads it. */
+export type RouterMetaFitsItsView = Holds<RouterMeta extends RouterMetaView ? true : false>;

@@ -380,3 +380,7 @@ export interface AgentMetaView {
     readonly completion_tokens: number;
   }[];
 }
+
+// Playground: its shapes live in a module of their own, which imports nothing either.
+
+export type { EmbeddingItemView, PlaygroundEmbeddingsRequestView, PlaygroundEmbeddingsView, RouterMetaView } from './playground-api-types.js';

@@ -111,7 +111,8 @@ function rankRoute<M extends ModelClient>(
     healthKey,
     now: deps.now(),
     random: deps.random ?? Math.random,
-    isCallable: (provider, model) => resolveModel(provider, model) !== undefined,
+    // A model of the other kind is dropped by the kind rule, with its reason, not as a provider not configured.
+    isCallable: (provider, model) => resolveModel(provider, model) !== undefined || (catalog.get(`${provider}:${model}`)?.kind ?? 'chat') !== kind,
     kind,
   });
   return {

@@ -10,6 +10,7 @@ import { registerAuthRoutes } from './auth-routes.js';
 import { registerCatalogRoutes } from './catalog-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { registerKeyRoutes } from './key-routes.js';
+import { registerPlaygroundEmbeddingsRoute } from './playground-embeddings-route.js';
 import { registerPlaygroundRoute } from './playground-route.js';
 import { registerRouterRoutes } from './router-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
@@ -47,5 +48,6 @@ export async function dashboardApi(app: FastifyInstance, options: { deps: AppDep
   registerKeyRoutes(app, context);
   registerUsageRoutes(app, context);
   registerPlaygroundRoute(app, context);
+  registerPlaygroundEmbeddingsRoute(app, context);
   registerAgentRoutes(app, context);
 }

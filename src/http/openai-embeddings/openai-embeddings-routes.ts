@@ -21,8 +21,18 @@ export const EMBEDDINGS_PATHS = [
  * the server-wide handler, so this surface has neither a stream encoder nor an error file of its own.
  */
 export function registerOpenAIEmbeddings(app: FastifyInstance, deps: AppDependencies): void {
-  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+  const handler = embeddingsHandler(deps);
+  for (const path of EMBEDDINGS_PATHS) app.post(path, { schema: { body: openAIEmbeddingsRequestSchema }, preValidation: requireBody }, handler);
+}
+
+/**
+ * The embeddings handler, for the gateway's routes and the dashboard's playground: decode, run the pipeline, encode.
+ * `authorize` runs once the body is decoded, for another authorisation than the key's (the dashboard's session).
+ */
+export function embeddingsHandler(deps: AppDependencies, options: { readonly authorize?: (request: FastifyRequest, reply: FastifyReply, model: string | null | undefined) => Promise<void> } = {}) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const decoded = decodeOpenAIEmbeddingsRequest(request.body as OpenAIEmbeddingsRequestBody);
+    if (options.authorize !== undefined) await options.authorize(request, reply, decoded.model);
     const call = request.gateway;
     const target = (request.params as { routerId?: string }).routerId ?? decoded.model;
     const prepared = await prepareEmbeddingCall(call, { request: decoded.request, target, signal: abortOnClose(reply), sink: reply, log: request.log }, deps);
@@ -31,5 +41,4 @@ export function registerOpenAIEmbeddings(app: FastifyInstance, deps: AppDependen
       return encodeOpenAIEmbeddingsResponse({ embeddings, model: model.id, usage, encodingFormat: decoded.encodingFormat, meta });
     });
   };
-  for (const path of EMBEDDINGS_PATHS) app.post(path, { schema: { body: openAIEmbeddingsRequestSchema }, preValidation: requireBody }, handler);
 }

@@ -23,7 +23,10 @@ import type {
   KeyView,
   MemberView,
   ModelKindView,
+  PlaygroundEmbeddingsRequestView,
+  PlaygroundEmbeddingsView,
   RequestsPageView,
+  RouterMetaView,
   RouterSettingsView,
   RouterView,
   SessionView,
@@ -84,3 +87,9 @@ export type Execution = IsoTimes<ExecutionView>;
 export type ExecutionWithSteps = IsoTimes<ExecutionWithStepsView>;
 /** The agent form of `_meta` on a run's answer. */
 export type AgentMeta = AgentMetaView;
+
+/** A routed answer's `_meta`, as the playground shows it (chat and embeddings). */
+export type RouterMeta = RouterMetaView;
+/** `POST /workspaces/:ws/playground/embeddings`: its body and OpenAI's list it answers. */
+export type PlaygroundEmbeddingsRequest = PlaygroundEmbeddingsRequestView;
+export type PlaygroundEmbeddings = PlaygroundEmbeddingsView;

@@ -1,129 +1,51 @@
-import { ActionIcon, Alert, Badge, Button, Card, Group, Loader, Paper, ScrollArea, Select, Slider, Stack, Text, Textarea, Tooltip } from '@mantine/core';
-import { IconPlayerStop, IconRoute, IconSend, IconTrash } from '@tabler/icons-react';
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { Button, Select, Stack } from '@mantine/core';
+import { IconRoute } from '@tabler/icons-react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { ApiError, workspacePath } from '../api/client';
-import { streamChat, type ChatMessage } from '../api/stream-chat';
+import { workspacePath } from '../api/client';
 import type { Router } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
-import { formatGrams, formatMs, formatUsd } from '../components/format';
 import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
-import { useSession, useWorkspace } from '../session/session-context';
+import { useWorkspace } from '../session/session-context';
+import { ChatPlayground } from './playground-chat';
+import { EmbeddingPlayground } from './playground-embeddings';
 
-interface Turn {
-  readonly id: number;
-  readonly role: 'user' | 'assistant';
-  content: string;
-  meta?: Record<string, unknown> | null;
-  error?: string;
-  pending?: boolean;
-}
+const DESCRIPTIONS = {
+  chat: 'Chat through a router. Each answer shows the model it picked, its cost, latency and carbon.',
+  embedding: 'Embed texts through a router. Each call shows every vector, how alike the texts are, and the model it picked, its cost, latency and carbon.',
+} as const;
 
-const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
-
-function MetaLine({ meta }: { readonly meta: Record<string, unknown> }) {
-  const attempts = Array.isArray(meta.attempts) ? meta.attempts.length : num(meta.attempts);
-  const items: readonly [string, string | undefined][] = [
-    ['Model', typeof meta.modelUsed === 'string' ? meta.modelUsed : undefined],
-    ['Cost', num(meta.cost) === undefined ? undefined : formatUsd(num(meta.cost))],
-    ['Latency', num(meta.latencyMs) === undefined ? undefined : formatMs(num(meta.latencyMs))],
-    ['Carbon', num(meta.carbonGrams) === undefined ? undefined : formatGrams(num(meta.carbonGrams))],
-    ['Strategy', typeof meta.routerDecision === 'string' ? meta.routerDecision : undefined],
-    ['Attempts', attempts === undefined ? undefined : String(attempts)],
+/** The router picker's choices: grouped by kind when the workspace has both. */
+function routerOptions(routers: readonly Router[]) {
+  const option = (router: Router) => ({ value: router.id, label: router.name });
+  const chat = routers.filter((router) => router.kind !== 'embedding').map(option);
+  const embedding = routers.filter((router) => router.kind === 'embedding').map(option);
+  if (chat.length === 0 || embedding.length === 0) return routers.map(option);
+  return [
+    { group: 'Chat', items: chat },
+    { group: 'Embeddings', items: embedding },
   ];
-  return (
-    <Group gap={6} mt={6} data-testid="turn-meta">
-      {items
-        .filter((item): item is [string, string] => item[1] !== undefined)
-        .map(([label, value]) => (
-          <Badge key={label} variant="light" color={label === 'Model' ? 'blue' : 'gray'} tt="none" fw={500}>
-            {label}: {value}
-          </Badge>
-        ))}
-    </Group>
-  );
 }
 
-/** Chat with a router: the answer streams in, then the `_meta` of the turn. */
+/** Try a router: a chat router in a conversation, an embedding router on texts. The router's kind picks the mode. */
 export function PlaygroundPage() {
   const workspace = useWorkspace();
-  const { api } = useSession();
   const [params, setParams] = useSearchParams();
   const routers = useApi<unknown>(workspacePath(workspace.id, '/routers'));
-  // The playground chats: embedding routers have nothing to answer.
-  const list = listOf<Router>(routers.data).filter((router) => router.kind !== 'embedding');
-  const routerId = params.get('router') ?? list[0]?.id ?? null;
-  const [system, setSystem] = useState('');
-  const [temperature, setTemperature] = useState(1);
-  const [input, setInput] = useState('');
-  const [turns, setTurns] = useState<Turn[]>([]);
-  const [busy, setBusy] = useState(false);
-  const abortRef = useRef<AbortController | null>(null);
-  const viewport = useRef<HTMLDivElement>(null);
-  const nextId = useRef(0);
-
-  useEffect(() => {
-    viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
-  }, [turns]);
-  useEffect(() => () => abortRef.current?.abort(), []);
-
-  const update = (id: number, change: Partial<Turn>) => setTurns((current) => current.map((turn) => (turn.id === id ? { ...turn, ...change } : turn)));
-
-  const send = async (event?: FormEvent) => {
-    event?.preventDefault();
-    const text = input.trim();
-    if (text === '' || routerId === null || busy) return;
-    const userTurn: Turn = { id: nextId.current++, role: 'user', content: text };
-    const answer: Turn = { id: nextId.current++, role: 'assistant', content: '', pending: true };
-    const history: ChatMessage[] = [
-      ...(system.trim() === '' ? [] : [{ role: 'system' as const, content: system.trim() }]),
-      ...turns.filter((turn) => turn.error === undefined).map((turn) => ({ role: turn.role, content: turn.content })),
-      { role: 'user', content: text },
-    ];
-    setTurns((current) => [...current, userTurn, answer]);
-    setInput('');
-    setBusy(true);
-    const controller = new AbortController();
-    abortRef.current = controller;
-    let content = '';
-    try {
-      const result = await streamChat({
-        api,
-        path: workspacePath(workspace.id, '/playground/chat'),
-        body: { model: routerId, messages: history, temperature },
-        signal: controller.signal,
-        onDelta(delta) {
-          content += delta;
-          update(answer.id, { content });
-        },
-      });
-      update(answer.id, { pending: false, meta: result.meta, ...(result.complete ? {} : { error: 'The answer was cut off.' }) });
-    } catch (caught) {
-      const message = controller.signal.aborted ? 'Stopped.' : caught instanceof ApiError ? caught.message : String(caught);
-      update(answer.id, { pending: false, error: message });
-    } finally {
-      setBusy(false);
-      abortRef.current = null;
-    }
-  };
-
-  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
-      event.preventDefault();
-      void send();
-    }
-  };
+  const list = listOf<Router>(routers.data);
+  // Without a choice, a chat router if there is one: the playground opened as a chat before it knew embeddings.
+  const routerId = params.get('router') ?? (list.find((router) => router.kind !== 'embedding') ?? list[0])?.id ?? null;
+  const router = list.find((candidate) => candidate.id === routerId);
 
   if (routers.error !== null) return <ErrorAlert error={routers.error} onRetry={routers.reload} title="Could not load routers" />;
   if (routers.data === undefined) return <LoadingRows rows={4} />;
-  if (list.length === 0) {
+  if (list.length === 0 || routerId === null) {
     return (
       <>
         <PageHeader title="Playground" />
         <EmptyPanel
           icon={<IconRoute size={28} />}
           title="Create a router first"
-          description="The playground sends your messages through one of your routers, so you can see which model it picks and what it costs."
+          description="The playground sends your messages or texts through one of your routers, so you can see which model it picks and what it costs."
           action={
             <Button component={Link} to="/routers/new">
               New router
@@ -134,80 +56,22 @@ export function PlaygroundPage() {
     );
   }
 
+  const kind = router?.kind === 'embedding' ? 'embedding' : 'chat';
+  const routerSelect = (
+    <Select
+      label="Router"
+      data={routerOptions(list)}
+      value={routerId}
+      onChange={(value) => value !== null && setParams({ router: value })}
+      allowDeselect={false}
+      w={{ base: '100%', sm: 260 }}
+      data-testid="playground-router"
+    />
+  );
   return (
     <Stack gap="md">
-      <PageHeader title="Playground" description="Chat through a router. Each answer shows the model it picked, its cost, latency and carbon. Requests count in Usage as “Dashboard playground”." />
-      <Card withBorder radius="md" padding="md">
-        <Group align="flex-end" gap="md">
-          <Select
-            label="Router"
-            data={list.map((router) => ({ value: router.id, label: router.name }))}
-            value={routerId}
-            onChange={(value) => value !== null && setParams({ router: value })}
-            allowDeselect={false}
-            w={{ base: '100%', sm: 260 }}
-            data-testid="playground-router"
-          />
-          <Stack gap={4} style={{ flex: '1 1 200px' }}>
-            <Text size="sm" fw={500} id="temperature-label">
-              Temperature {temperature.toFixed(1)}
-            </Text>
-            <Slider min={0} max={2} step={0.1} value={temperature} onChange={setTemperature} aria-labelledby="temperature-label" mb={8} />
-          </Stack>
-          <Tooltip label="Clear the conversation">
-            <ActionIcon variant="default" size="lg" onClick={() => setTurns([])} disabled={busy || turns.length === 0} aria-label="Clear the conversation">
-              <IconTrash size={16} />
-            </ActionIcon>
-          </Tooltip>
-        </Group>
-        <Textarea label="System prompt" placeholder="Optional: how the assistant should behave" autosize minRows={1} maxRows={4} mt="sm" value={system} onChange={(event) => setSystem(event.currentTarget.value)} />
-      </Card>
-      <Paper withBorder radius="md">
-        <ScrollArea h="calc(100vh - 480px)" mih={260} viewportRef={viewport} type="auto">
-          <Stack p="md" gap="md" data-testid="chat-log" aria-live="polite">
-            {turns.length === 0 ? (
-              <Text c="dimmed" ta="center" py="xl" size="sm">
-                Send a message to see which model the router picks.
-              </Text>
-            ) : (
-              turns.map((turn) => (
-                <Stack key={turn.id} gap={0} align={turn.role === 'user' ? 'flex-end' : 'flex-start'} data-testid={`turn-${turn.role}`}>
-                  <Paper
-                    px="md"
-                    py="sm"
-                    radius="lg"
-                    maw="85%"
-                    bg={turn.role === 'user' ? 'var(--mantine-primary-color-filled)' : 'var(--mantine-color-default-hover)'}
-                    {...(turn.role === 'user' ? { c: 'white' } : {})}
-                  >
-                    {turn.pending === true && turn.content === '' ? <Loader size="xs" type="dots" aria-label="Waiting for the answer" /> : <Text style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{turn.content}</Text>}
-                  </Paper>
-                  {turn.error === undefined ? null : (
-                    <Alert color="red" variant="light" mt={6} p="xs" role="alert">
-                      {turn.error}
-                    </Alert>
-                  )}
-                  {turn.meta === undefined || turn.meta === null ? null : <MetaLine meta={turn.meta} />}
-                </Stack>
-              ))
-            )}
-          </Stack>
-        </ScrollArea>
-        <form onSubmit={(event) => void send(event)} style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
-          <Group p="sm" align="flex-end" wrap="nowrap">
-            <Textarea aria-label="Message" placeholder="Message (Enter to send, Shift+Enter for a new line)" autosize minRows={1} maxRows={6} value={input} onChange={(event) => setInput(event.currentTarget.value)} onKeyDown={onKeyDown} style={{ flex: 1 }} />
-            {busy ? (
-              <Button color="gray" leftSection={<IconPlayerStop size={16} />} onClick={() => abortRef.current?.abort()}>
-                Stop
-              </Button>
-            ) : (
-              <Button type="submit" leftSection={<IconSend size={16} />} disabled={input.trim() === ''}>
-                Send
-              </Button>
-            )}
-          </Group>
-        </form>
-      </Paper>
+      <PageHeader title="Playground" description={`${DESCRIPTIONS[kind]} Requests count in Usage as “Dashboard playground”.`} />
+      {router !== undefined && kind === 'embedding' ? <EmbeddingPlayground router={router} routerSelect={routerSelect} /> : <ChatPlayground routerId={routerId} routerSelect={routerSelect} />}
     </Stack>
   );
 }

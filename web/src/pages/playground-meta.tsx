@@ -1,0 +1,33 @@
+import { Badge, Group } from '@mantine/core';
+import type { RouterMeta } from '../api/types';
+import { formatGrams, formatMs, formatUsd } from '../components/format';
+
+const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+
+/**
+ * A routed answer's `_meta` as badges: the model the router picked, cost, latency, carbon, strategy and attempts.
+ * Chat streams hand over whatever their last chunk carried, so every field is read defensively.
+ */
+export function MetaLine({ meta, testId = 'turn-meta' }: { readonly meta: RouterMeta | Readonly<Record<string, unknown>>; readonly testId?: string }) {
+  const fields = meta as Readonly<Record<string, unknown>>;
+  const attempts = Array.isArray(fields.attempts) ? fields.attempts.length : num(fields.attempts);
+  const items: readonly [string, string | undefined][] = [
+    ['Model', typeof fields.modelUsed === 'string' ? fields.modelUsed : undefined],
+    ['Cost', num(fields.cost) === undefined ? undefined : formatUsd(num(fields.cost))],
+    ['Latency', num(fields.latencyMs) === undefined ? undefined : formatMs(num(fields.latencyMs))],
+    ['Carbon', num(fields.carbonGrams) === undefined ? undefined : formatGrams(num(fields.carbonGrams))],
+    ['Strategy', typeof fields.routerDecision === 'string' ? fields.routerDecision : undefined],
+    ['Attempts', attempts === undefined ? undefined : String(attempts)],
+  ];
+  return (
+    <Group gap={6} mt={6} data-testid={testId}>
+      {items
+        .filter((item): item is [string, string] => item[1] !== undefined)
+        .map(([label, value]) => (
+          <Badge key={label} variant="light" color={label === 'Model' ? 'blue' : 'gray'} tt="none" fw={500}>
+            {label}: {value}
+          </Badge>
+        ))}
+    </Group>
+  );
+}
