@@ -5,6 +5,7 @@ import { createAgentService, type AgentService } from './agents/agent-service.js
 import { createKeyAuthenticator } from './auth/key-authenticator.js';
 import type { Config } from './config.js';
 import { createDashboardServices } from './dashboard/dashboard-services.js';
+import { createSignUpSettings, type Mailer } from './dashboard/mailer.js';
 import { createServer } from './http/server.js';
 import { createResponseStore } from './http/openai-responses/response-store.js';
 import { startCluster, type Cluster } from './cluster/cluster.js';
@@ -22,6 +23,7 @@ import { createUpstreamDispatcher } from './providers/transport/http-client.js';
 import { createOwnerProviders } from './providers/credentials/owner-providers.js';
 import { createProviderRegistry } from './providers/credentials/registry.js';
 import { createGuardedDispatcher } from './providers/credentials/ssrf-guard.js';
+import { createLocalProviderGate, unreachableLocalProviders } from './providers/credentials/local-provider-access.js';
 import { loadShippedCatalog, type ModelCatalog } from './catalog/catalog.js';
 import { createModelHealth, type ProcessModelHealth } from './routing/health/model-health.js';
 import { createOwnerCatalogs } from './catalog/owner-catalog.js';
@@ -63,6 +65,8 @@ export interface AppOverrides {
   readonly workerId?: number;
   /** Told of every request's start and end (the idle collector reads it). */
   readonly activity?: RequestActivity;
+  /** Where the dashboard's mail goes (tests read confirmation links from theirs). @default config's SMTP server, else the log */
+  readonly mailer?: Mailer;
 }
 
 /** Wires the whole service from its configuration. Nothing here reads the environment. */
@@ -73,9 +77,13 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   const repositories = createRepositories(storage, now);
   const catalog = loadShippedCatalog();
   const dispatcher = createUpstreamDispatcher(config.upstreamTimeouts);
+  // Every upstream address the operator did not set (owners' base URLs, the presets' defaults) goes through the
+  // SSRF guard, unless the operator allows private upstreams.
+  const ownerDispatcher = config.allowPrivateUpstreams ? dispatcher : createGuardedDispatcher(config.upstreamTimeouts);
   const providers = createProviderRegistry(
     {
       credentials: config.providers,
+      operatorBaseUrls: config.operatorBaseUrls,
       // Anthropic requires max_tokens: the model's maximum output, capped so a forgotten limit stays affordable.
       defaultMaxTokens: (provider, modelId) => Math.min(catalog.get(`${provider}:${modelId}`)?.maxOutputTokens ?? 4096, 8192),
       sim: {
@@ -87,17 +95,20 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       },
     },
     { dispatcher, timeouts: config.upstreamTimeouts },
+    { dispatcher: ownerDispatcher, timeouts: config.upstreamTimeouts },
   );
   const secret = createServerSecret({ configured: config.secretKey, sqliteFile: sqliteFilePath(config.databaseUrl) });
-  // Base URLs owners supply go through the SSRF guard, unless the operator allows private upstreams.
-  const ownerDispatcher = config.allowPrivateUpstreams ? dispatcher : createGuardedDispatcher(config.upstreamTimeouts);
+  const unreachableLocal = unreachableLocalProviders(config.localProviders, config.providers.keys());
+  if (unreachableLocal.length > 0) logger.warn({ variables: unreachableLocal }, 'local model servers configured, but MODELPORT_LOCAL_PROVIDERS=none: no owner may use them');
   const ownerProviders = createOwnerProviders({
     registry: providers,
     credentials: repositories.providerCredentials,
     secret,
     serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? preset.defaultBaseUrl,
+    operatorBaseUrls: config.operatorBaseUrls,
     http: { dispatcher, timeouts: config.upstreamTimeouts },
     ownerHttp: { dispatcher: ownerDispatcher, timeouts: config.upstreamTimeouts },
+    mayUseLocal: createLocalProviderGate(config.localProviders, (ownerId) => repositories.users.findById(ownerId)),
     defaultMaxTokens: (provider, modelId) => Math.min(catalog.get(`${provider}:${modelId}`)?.maxOutputTokens ?? 4096, 8192),
     // Never the error's details beyond its message: no key is in it, and none may be.
     onUnusable: (ownerId, provider, error) =>
@@ -119,7 +130,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     { flushIntervalMs: config.usageFlushMs, batchSize: 500, maxQueued: 100_000, wideInsertRows: usageWriter.wideInsertRows },
     (error) => logger.error({ err: error }, 'usage flush failed; will retry'),
   );
-  const metrics = createMetrics({ usageQueue: () => recorder.stats() });
+  const metrics = createMetrics({ usageQueue: () => recorder.stats(), routerLabels: config.metricsRouterLabels });
   const usage = observedUsage(recorder, metrics);
   const cluster = await startCluster({
     redisUrl: config.redisUrl,
@@ -204,15 +215,34 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       isServerModel,
       agents,
       responses,
-      dashboard: { services: createDashboardServices(storage, repositories, catalog, now) },
+      dashboard: {
+        services: createDashboardServices(storage, repositories, catalog, now, {
+          loginThrottle: { attemptsPerIp: config.preAuth.attemptsPerIp, failuresPerEmail: config.preAuth.failuresPerEmail, redis: cluster.link?.client, redisPrefix: config.redisPrefix },
+          passwordHashing: { concurrency: config.preAuth.hashConcurrency, queue: config.preAuth.hashQueue },
+          signUp: createSignUpSettings(
+            config.accounts,
+            `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${config.port}`,
+            logger,
+            overrides.mailer,
+          ),
+          quotas: {
+            organizationsPerAccount: config.accounts.maxOrganizationsPerAccount,
+            routersPerWorkspace: config.accounts.maxRoutersPerWorkspace,
+            keysPerWorkspace: config.accounts.maxKeysPerWorkspace,
+          },
+        }),
+      },
       settings: {
         bodyLimitBytes: config.bodyLimitBytes,
+        accountBodyLimitBytes: config.preAuth.bodyLimitBytes,
         defaultRpm: config.defaultRpm,
         requireHttps: config.requireHttps,
         trustedProxies: config.trustedProxies,
         maxAttempts: config.maxAttempts,
         fallbackDeadlineMs: config.fallbackDeadlineMs,
         metricsToken: config.metricsToken,
+        // Where anyone can sign up, anyone could read every tenant's traffic: without a token, public only if the operator says so.
+        metricsPublic: config.metricsPublic ?? config.accounts.signUp === 'closed',
       },
     },
     { tls: config.tls, workerId: overrides.workerId, activity: overrides.activity },

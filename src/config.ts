@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { defaultTimeouts, type UpstreamTimeouts } from './providers/transport/http-client.js';
 import { MIN_SECRET_LENGTH } from './lib/secret-box.js';
 import { defaultHealthOptions, type HealthOptions } from './routing/health/health-options.js';
-import { readProviderCredentials, type ProviderCredentials } from './providers/credentials/provider-presets.js';
+import { readOperatorBaseUrls, readProviderCredentials, type ProviderCredentials } from './providers/credentials/provider-presets.js';
+import { LocalProviderAccessError, parseLocalProviderAccess, type LocalProviderAccess } from './providers/credentials/local-provider-access.js';
 import { DEFAULT_AGENT_LIMITS, type AgentLimits } from './agents/agent-definition.js';
 import { DEFAULT_FALLBACK_DEADLINE_MS } from './pipeline/pipeline-defaults.js';
 
@@ -24,6 +25,11 @@ const environmentSchema = z.object({
   TLS_KEY_FILE: z.string().min(1).optional(),
   MODELPORT_DEFAULT_RPM: int(1).default(600),
   MODELPORT_BODY_LIMIT_BYTES: int(1024).default(10 * 1024 * 1024),
+  MODELPORT_ACCOUNT_BODY_LIMIT_BYTES: int(1024).max(1024 * 1024).default(16 * 1024),
+  MODELPORT_LOGIN_ATTEMPTS_PER_IP: int(1).default(100),
+  MODELPORT_LOGIN_FAILURES_PER_EMAIL: int(1).default(5),
+  MODELPORT_PASSWORD_HASH_CONCURRENCY: int(1).max(64).default(2),
+  MODELPORT_PASSWORD_HASH_QUEUE: int(0).max(10_000).default(16),
   MODELPORT_SIM_TIME_SCALE: z.coerce.number().min(0).default(1),
   MODELPORT_CHANGE_POLL_MS: int(10).default(250),
   MODELPORT_MAX_ATTEMPTS: int(1).default(3),
@@ -46,6 +52,18 @@ const environmentSchema = z.object({
   MODELPORT_USAGE_WRITER: z.enum(['thread', 'inline']).default('thread'),
   MODELPORT_SECRET_KEY: z.string().min(MIN_SECRET_LENGTH, `must have at least ${MIN_SECRET_LENGTH} characters (e.g. from "openssl rand -base64 32")`).optional(),
   MODELPORT_ALLOW_PRIVATE_UPSTREAMS: bool.default(false),
+  MODELPORT_LOCAL_PROVIDERS: z
+    .string()
+    .default('none')
+    .transform((value, context) => {
+      try {
+        return parseLocalProviderAccess(value);
+      } catch (error) {
+        if (!(error instanceof LocalProviderAccessError)) throw error;
+        context.addIssue({ code: 'custom', message: `${error.message} Write none, all, or owner ids and emails separated by commas.` });
+        return z.NEVER;
+      }
+    }),
   MODELPORT_AGENT_MAX_STEPS: int(1).max(100).default(DEFAULT_AGENT_LIMITS.maxSteps),
   MODELPORT_AGENT_TIMEOUT_MS: int(1).max(2 ** 31 - 1).default(DEFAULT_AGENT_LIMITS.timeoutMs),
   MODELPORT_AGENT_MAX_COST_USD: z.coerce.number().positive().default(DEFAULT_AGENT_LIMITS.maxCostUsd),
@@ -57,10 +75,19 @@ const environmentSchema = z.object({
   MODELPORT_REDIS_TIMEOUT_MS: int(10).max(5_000).default(250),
   MODELPORT_HEARTBEAT_MS: int(50).default(1000),
   MODELPORT_METRICS_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
+  MODELPORT_METRICS_PUBLIC: bool.optional(),
+  MODELPORT_METRICS_ROUTER_LABELS: bool.default(false),
   MODELPORT_WORKERS: int(0).max(256).default(0),
   MODELPORT_WORKER_HEADER: bool.default(false),
   MODELPORT_RESPONSES_RETENTION_DAYS: int(1).max(3650).default(30),
   MODELPORT_RESPONSES_MAX_BYTES: int(0).default(10 * 1024 * 1024),
+  MODELPORT_SIGNUP: z.enum(['open', 'closed']).optional(),
+  MODELPORT_SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
+  MODELPORT_MAIL_FROM: z.string().min(3).optional(),
+  MODELPORT_PUBLIC_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http:// or https:// address').optional(),
+  MODELPORT_MAX_ORGANIZATIONS_PER_ACCOUNT: int(0).default(10),
+  MODELPORT_MAX_ROUTERS_PER_WORKSPACE: int(0).default(100),
+  MODELPORT_MAX_KEYS_PER_WORKSPACE: int(0).default(100),
 });
 
 export interface Config {
@@ -70,6 +97,8 @@ export interface Config {
   readonly logLevel: string;
   /** Server-wide provider credentials (`<PROVIDER>_API_KEY`, `<PROVIDER>_BASE_URL`), by provider name. */
   readonly providers: ReadonlyMap<string, ProviderCredentials>;
+  /** Providers whose base URL the operator set (`<PREFIX>_BASE_URL`, `AZURE_OPENAI_ENDPOINT`); every other upstream address goes through the SSRF guard. */
+  readonly operatorBaseUrls: ReadonlySet<string>;
   readonly bootstrap: boolean;
   readonly requireHttps: boolean;
   /** Addresses or CIDRs whose X-Forwarded-* headers are believed. Empty: none. */
@@ -77,6 +106,8 @@ export interface Config {
   readonly tls: { readonly cert: Buffer; readonly key: Buffer } | undefined;
   readonly defaultRpm: number;
   readonly bodyLimitBytes: number;
+  /** What a stranger can make the server do before signing in: sign-up and sign-in bodies, attempts, password hashes. */
+  readonly preAuth: PreAuthLimits;
   readonly simTimeScale: number;
   readonly changePollMs: number;
   readonly maxAttempts: number;
@@ -98,14 +129,20 @@ export interface Config {
   readonly secretKey: string | undefined;
   /** Owner-supplied base URLs may reach loopback, private and link-local addresses. */
   readonly allowPrivateUpstreams: boolean;
+  /** Who may use the local servers (Ollama, vLLM…) whose base URL the operator set (MODELPORT_LOCAL_PROVIDERS). @default none */
+  readonly localProviders: LocalProviderAccess;
   /** Agents' limits (MODELPORT_AGENT_*); a definition may lower them. */
   readonly agentLimits: AgentLimits;
   /** Shared state (rate limits, budgets' spend, health, invalidation) in Redis; undefined: in process. */
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key this gateway writes (MODELPORT_REDIS_PREFIX). @default "modelport:" */
   readonly redisPrefix: string;
-  /** Bearer token `GET /metrics` requires (MODELPORT_METRICS_TOKEN); undefined: open. */
+  /** Bearer token `GET /metrics` requires (MODELPORT_METRICS_TOKEN); undefined: none, and `metricsPublic` decides. */
   readonly metricsToken: string | undefined;
+  /** Without a token, anyone may scrape `/metrics` (MODELPORT_METRICS_PUBLIC); undefined: public only while sign-up is closed. */
+  readonly metricsPublic: boolean | undefined;
+  /** Router ids label the request, token, cost and carbon series (MODELPORT_METRICS_ROUTER_LABELS). @default false */
+  readonly metricsRouterLabels: boolean;
   /** Tokens per minute of keys without their own (MODELPORT_DEFAULT_TPM); undefined: none. */
   readonly defaultTpm: number | undefined;
   /** What "per minute" means, in ms (MODELPORT_RATE_WINDOW_MS; shorter only for tests). @default 60000 */
@@ -122,6 +159,38 @@ export interface Config {
   readonly responsesRetentionDays: number;
   /** Largest stored form of a response, its input items included (MODELPORT_RESPONSES_MAX_BYTES); 0 stores none. @default 10 MiB */
   readonly responsesMaxBytes: number;
+  /** Dashboard accounts: who may sign up, how confirmation links reach them, what one account may create. */
+  readonly accounts: AccountSettings;
+}
+
+/** docs/configuration.md, Accounts; docs/security.md. */
+export interface AccountSettings {
+  /** Who may sign up (MODELPORT_SIGNUP). @default "open" with MODELPORT_SMTP_URL, else "closed" */
+  readonly signUp: 'open' | 'closed';
+  /** Mail goes through this SMTP server (MODELPORT_SMTP_URL, MODELPORT_MAIL_FROM); undefined: links go to the log. */
+  readonly smtp: { readonly url: string; readonly from: string } | undefined;
+  /** Where links in mails point, without a trailing slash (MODELPORT_PUBLIC_URL); undefined: this server's own address. */
+  readonly publicUrl: string | undefined;
+  /** (MODELPORT_MAX_ORGANIZATIONS_PER_ACCOUNT) @default 10 */
+  readonly maxOrganizationsPerAccount: number;
+  /** (MODELPORT_MAX_ROUTERS_PER_WORKSPACE) @default 100 */
+  readonly maxRoutersPerWorkspace: number;
+  /** Keys that still work, per workspace (MODELPORT_MAX_KEYS_PER_WORKSPACE). @default 100 */
+  readonly maxKeysPerWorkspace: number;
+}
+
+/** Bounds on the account endpoints anyone can call (docs/configuration.md, Accounts). */
+export interface PreAuthLimits {
+  /** Largest sign-up or sign-in body, refused with 413 while it is read (MODELPORT_ACCOUNT_BODY_LIMIT_BYTES). @default 16384 */
+  readonly bodyLimitBytes: number;
+  /** Sign-up and sign-in attempts per client IP in 15 minutes, counted before the body is read (MODELPORT_LOGIN_ATTEMPTS_PER_IP). @default 100 */
+  readonly attemptsPerIp: number;
+  /** Failed sign-ins per email and IP in 15 minutes before that pair is blocked for 15 minutes (MODELPORT_LOGIN_FAILURES_PER_EMAIL). @default 5 */
+  readonly failuresPerEmail: number;
+  /** Password hashes computed at once per process (MODELPORT_PASSWORD_HASH_CONCURRENCY). @default 2 */
+  readonly hashConcurrency: number;
+  /** Hashes waiting for a slot; more are refused with 503 auth_busy (MODELPORT_PASSWORD_HASH_QUEUE). @default 16 */
+  readonly hashQueue: number;
 }
 
 export class ConfigError extends Error {}
@@ -145,12 +214,16 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
   if (env.MODELPORT_WORKERS > 0 && /^(sqlite:(\/\/)?)?:memory:$/.test(env.DATABASE_URL)) {
     throw new ConfigError('Invalid configuration: MODELPORT_WORKERS needs a database the workers share, not DATABASE_URL=:memory:.');
   }
+  if (env.MODELPORT_SMTP_URL !== undefined && (env.MODELPORT_MAIL_FROM === undefined || env.MODELPORT_PUBLIC_URL === undefined)) {
+    throw new ConfigError('Invalid configuration: MODELPORT_SMTP_URL needs MODELPORT_MAIL_FROM (the sender) and MODELPORT_PUBLIC_URL (where links in mails point).');
+  }
   return {
     port: env.PORT,
     host: env.HOST,
     databaseUrl: env.DATABASE_URL,
     logLevel: env.LOG_LEVEL,
     providers: readProviderCredentials(environment),
+    operatorBaseUrls: readOperatorBaseUrls(environment),
     bootstrap: env.MODELPORT_BOOTSTRAP,
     requireHttps: env.MODELPORT_REQUIRE_HTTPS,
     trustedProxies: env.MODELPORT_TRUSTED_PROXIES.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''),
@@ -160,6 +233,13 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
         : undefined,
     defaultRpm: env.MODELPORT_DEFAULT_RPM,
     bodyLimitBytes: env.MODELPORT_BODY_LIMIT_BYTES,
+    preAuth: {
+      bodyLimitBytes: env.MODELPORT_ACCOUNT_BODY_LIMIT_BYTES,
+      attemptsPerIp: env.MODELPORT_LOGIN_ATTEMPTS_PER_IP,
+      failuresPerEmail: env.MODELPORT_LOGIN_FAILURES_PER_EMAIL,
+      hashConcurrency: env.MODELPORT_PASSWORD_HASH_CONCURRENCY,
+      hashQueue: env.MODELPORT_PASSWORD_HASH_QUEUE,
+    },
     simTimeScale: env.MODELPORT_SIM_TIME_SCALE,
     changePollMs: env.MODELPORT_CHANGE_POLL_MS,
     maxAttempts: env.MODELPORT_MAX_ATTEMPTS,
@@ -187,6 +267,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     usageWriter: env.MODELPORT_USAGE_WRITER,
     secretKey: env.MODELPORT_SECRET_KEY,
     allowPrivateUpstreams: env.MODELPORT_ALLOW_PRIVATE_UPSTREAMS,
+    localProviders: env.MODELPORT_LOCAL_PROVIDERS,
     agentLimits: {
       maxSteps: env.MODELPORT_AGENT_MAX_STEPS,
       timeoutMs: env.MODELPORT_AGENT_TIMEOUT_MS,
@@ -196,6 +277,8 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     redisUrl: env.REDIS_URL,
     redisPrefix: env.MODELPORT_REDIS_PREFIX,
     metricsToken: env.MODELPORT_METRICS_TOKEN,
+    metricsPublic: env.MODELPORT_METRICS_PUBLIC,
+    metricsRouterLabels: env.MODELPORT_METRICS_ROUTER_LABELS,
     defaultTpm: env.MODELPORT_DEFAULT_TPM,
     rateWindowMs: env.MODELPORT_RATE_WINDOW_MS,
     redisTimeoutMs: env.MODELPORT_REDIS_TIMEOUT_MS,
@@ -204,5 +287,13 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     workerHeader: env.MODELPORT_WORKER_HEADER,
     responsesRetentionDays: env.MODELPORT_RESPONSES_RETENTION_DAYS,
     responsesMaxBytes: env.MODELPORT_RESPONSES_MAX_BYTES,
+    accounts: {
+      signUp: env.MODELPORT_SIGNUP ?? (env.MODELPORT_SMTP_URL !== undefined ? 'open' : 'closed'),
+      smtp: env.MODELPORT_SMTP_URL !== undefined && env.MODELPORT_MAIL_FROM !== undefined ? { url: env.MODELPORT_SMTP_URL, from: env.MODELPORT_MAIL_FROM } : undefined,
+      publicUrl: env.MODELPORT_PUBLIC_URL?.replace(/\/+$/, ''),
+      maxOrganizationsPerAccount: env.MODELPORT_MAX_ORGANIZATIONS_PER_ACCOUNT,
+      maxRoutersPerWorkspace: env.MODELPORT_MAX_ROUTERS_PER_WORKSPACE,
+      maxKeysPerWorkspace: env.MODELPORT_MAX_KEYS_PER_WORKSPACE,
+    },
   };
 }

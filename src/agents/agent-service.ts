@@ -1,8 +1,9 @@
-import { errors, GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors.js';
 import type { ChatMessage } from '../providers/contract.js';
 import type { ModelCatalog } from '../catalog/catalog.js';
 import type { AgentExecutionsRepository, ExecutionRecord, StepRecord } from '../storage/agent-executions-repository.js';
 import type { AgentRecord, AgentsRepository, AgentVersionRecord } from '../storage/agents-repository.js';
+import { keyMayRun, keyRunRefusal, type AgentKey } from './agent-access.js';
 import { AgentDefinitionError, checkAgentDefinition, planAgent, type AgentDefinition, type AgentLimits, type AgentPlan } from './agent-definition.js';
 import { runAgent, type AgentRunResult, type AgentRuntime } from './agent-executor.js';
 
@@ -20,11 +21,7 @@ export interface AgentServiceOptions {
 }
 
 /** The key asking to run an agent. */
-export interface RunningKey {
-  readonly id: string | undefined;
-  /** Undefined: every router of the owner. */
-  readonly routerIds: readonly string[] | undefined;
-}
+export type RunningKey = AgentKey;
 
 export interface AgentRunInput {
   readonly ownerId: string;
@@ -39,10 +36,13 @@ export interface AgentRunInput {
 
 const MAX_EXECUTIONS_LISTED = 1000;
 
+const listLimit = (limit: number): number => Math.min(Math.max(1, Math.floor(limit)), MAX_EXECUTIONS_LISTED);
+
 /**
- * Agents as their owner sees them, for the JSON API, the CLI and the dashboard:
- * every method is scoped to one owner and throws GatewayErrors (400 with the
- * step and field for a refused definition, 404, 409, 403).
+ * Agents as their owner sees them, for the dashboard and the CLI (the owner in
+ * person), and through `forKey` as one API key may see them: every method is
+ * scoped to one owner and throws GatewayErrors (400 with the step and field for
+ * a refused definition, 404, 409, 403).
  */
 export function createAgentService(options: AgentServiceOptions) {
   const check = async (ownerId: string, input: unknown): Promise<AgentPlan> => {
@@ -109,13 +109,50 @@ export function createAgentService(options: AgentServiceOptions) {
 
     async listExecutions(ownerId: string, name: string, limit = 50): Promise<ExecutionRecord[]> {
       const agent = await findAgent(ownerId, name);
-      return options.executions.listByAgent(ownerId, agent.id, Math.min(Math.max(1, Math.floor(limit)), MAX_EXECUTIONS_LISTED));
+      return options.executions.listByAgent(ownerId, agent.id, listLimit(limit));
     },
 
     async getExecution(ownerId: string, id: string): Promise<{ execution: ExecutionRecord; steps: StepRecord[] }> {
       const found = await options.executions.find(ownerId, id);
       if (found === undefined) throw errors.executionNotFound(id);
       return found;
+    },
+
+    /**
+     * The owner's agents and executions as one API key may read them (docs/agents.md, "What a key sees"). An
+     * unrestricted key sees them all, dashboard and CLI runs included. A key restricted to some routers sees the
+     * agents it may run (and those of their versions), answering an agent it may not run with the same 403 as
+     * running it, and only the executions made with itself: any other execution id is a 404, as another
+     * owner's is.
+     */
+    forKey(ownerId: string, key: AgentKey) {
+      // Undefined: every execution of the owner. Null: none, for a restricted key with no id (none is made so),
+      // which must not read the CLI's runs, recorded with no key id either.
+      const madeWith = key.routerIds === undefined ? undefined : (key.id ?? null);
+      const readable = async (name: string): Promise<AgentRecord> => {
+        const agent = await findAgent(ownerId, name);
+        const refused = keyRunRefusal(agent.name, agent.definition, key.routerIds);
+        if (refused !== undefined) throw refused;
+        return agent;
+      };
+      return {
+        list: async (): Promise<AgentRecord[]> => (await options.agents.listByOwner(ownerId)).filter((agent) => keyMayRun(agent.definition, key.routerIds)),
+        async get(name: string): Promise<{ agent: AgentRecord; versions: AgentVersionRecord[] }> {
+          const agent = await readable(name);
+          const versions = await options.agents.listVersions(agent.id);
+          return { agent, versions: versions.filter((version) => keyMayRun(version.definition, key.routerIds)) };
+        },
+        async listExecutions(name: string, limit = 50): Promise<ExecutionRecord[]> {
+          const agent = await readable(name);
+          if (madeWith === null) return [];
+          return options.executions.listByAgent(ownerId, agent.id, listLimit(limit), madeWith);
+        },
+        async getExecution(id: string): Promise<{ execution: ExecutionRecord; steps: StepRecord[] }> {
+          const found = madeWith === null ? undefined : await options.executions.find(ownerId, id, madeWith);
+          if (found === undefined) throw errors.executionNotFound(id);
+          return found;
+        },
+      };
     },
 
     /**
@@ -135,13 +172,8 @@ export function createAgentService(options: AgentServiceOptions) {
         if (error instanceof AgentDefinitionError) throw errors.invalidAgent(`Agent "${agent.name}" no longer fits this server's limits: ${error.message}`, 'model');
         throw error;
       }
-      const allowed = input.key.routerIds;
-      if (allowed !== undefined) {
-        const denied = plan.routerIds.find((id) => !allowed.includes(id));
-        if (denied !== undefined) throw errors.routerAccessDenied(denied);
-        const direct = plan.steps.find((step) => step.definition.model !== undefined);
-        if (direct !== undefined) throw routerRestricted(agent.name, direct.definition.name);
-      }
+      const refused = keyRunRefusal(agent.name, plan.definition, input.key.routerIds);
+      if (refused !== undefined) throw refused;
       return runAgent(runtime, {
         ownerId: input.ownerId,
         keyId: input.key.id,
@@ -154,11 +186,6 @@ export function createAgentService(options: AgentServiceOptions) {
       });
     },
   };
-}
-
-function routerRestricted(agent: string, step: string): GatewayError {
-  const error = errors.routerAccessDenied(`agent:${agent}`);
-  return new GatewayError(error.status, error.type, error.code, `This API key is restricted to some routers, and step "${step}" of agent "${agent}" calls a model directly rather than through a router.`);
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;

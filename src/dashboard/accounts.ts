@@ -1,48 +1,143 @@
-import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../auth/passwords.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { DECOY_PASSWORD_HASH, type PasswordHasher } from '../auth/passwords.js';
+import { normalizeEmail } from '../lib/email-address.js';
 import { errors } from '../lib/errors.js';
 import { ORGANIZATION_EMAIL_DOMAIN } from '../storage/organizations-repository.js';
+import type { SignupVerificationsRepository } from '../storage/signup-verifications-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
 import type { LoginThrottle } from './login-throttle.js';
+import type { Mailer } from './mailer.js';
+import { MAX_PASSWORD_LENGTH, emailWords, type PasswordRules } from './password-rules.js';
 
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 1024;
+const HOUR = 3_600_000;
+/** How long a sign-up's link works. */
+export const VERIFICATION_TTL_MS = 24 * HOUR;
+/** Sign-up mails one address is sent per hour at most; more sign-ups get the same answer and no mail. */
+export const MAILS_PER_ADDRESS_PER_HOUR = 3;
+/** A link's token: 32 random bytes, base64url. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** Who may sign up, and how their link reaches them (docs/security.md, Accounts). */
+export interface SignUpSettings {
+  /** Anyone may sign up (MODELPORT_SIGNUP=open); closed, accounts come from the operator (`modelport user create`). */
+  readonly open: boolean;
+  readonly mailer: Mailer;
+  /** The dashboard's address as its users reach it, without a trailing slash: links in mails point there. */
+  readonly publicUrl: string;
+}
+
+export interface AccountsOptions {
+  readonly signUp: SignUpSettings;
+  readonly verifications: SignupVerificationsRepository;
+  readonly passwordRules: PasswordRules;
+  readonly now: () => number;
+}
+
+function confirmationMail(email: string, link: string) {
+  return {
+    to: email,
+    link,
+    subject: 'Confirm your email address for ModelPort',
+    text: [
+      'Someone, probably you, asked to create a ModelPort account with this address.',
+      '',
+      'To finish, open this link and enter the password you chose:',
+      link,
+      '',
+      `The link works once, for ${VERIFICATION_TTL_MS / HOUR} hours. If this address already has an account, the page says so: sign in instead.`,
+      'If you did not ask for an account, ignore this mail: nothing is created without the link and that password.',
+    ].join('\n'),
+  };
+}
 
 export interface AccountUser {
   readonly id: string;
   readonly email: string;
 }
 
-/** Sign-up and sign-in with email and password (scrypt, src/auth/passwords.ts), throttled. */
-export function createAccounts(users: UsersRepository, throttle: LoginThrottle) {
+/**
+ * Sign-up, address verification and sign-in with email and password (scrypt, src/auth/passwords.ts), throttled.
+ * An account exists only once its address is confirmed: sign-up stores the request and mails a link, and the
+ * link with the same password creates the account. Nobody can sign in as, or be invited as, an address they do not read.
+ */
+export function createAccounts(users: UsersRepository, throttle: LoginThrottle, passwords: PasswordHasher, options: AccountsOptions) {
+  const { signUp: settings, verifications, passwordRules, now } = options;
   return {
-    async signUp(email: string, password: string, ip: string): Promise<AccountUser> {
-      const normalized = email.trim().toLowerCase();
-      await throttle.beforeAttempt(ip, normalized);
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(normalized) || normalized.length > 254 || normalized.endsWith(`@${ORGANIZATION_EMAIL_DOMAIN}`)) {
-        throw errors.invalidRequest('Enter a valid email address.', 'email');
+    /** Whether anyone may sign up (else 403 `signup_closed`). */
+    signUpOpen: settings.open,
+
+    /**
+     * Answers the same, and does the same work (the hash, the stored request, the mail), whether or not the address
+     * already has an account: only its mailbox learns that, when the link comes back (409 `email_taken` then).
+     */
+    async signUp(email: string, password: string, ip: string): Promise<void> {
+      if (!settings.open) throw errors.signUpClosed();
+      const normalized = normalizeEmail(email);
+      await throttle.beforeAttempt(ip, normalized ?? email);
+      if (normalized === undefined || normalized.endsWith(`@${ORGANIZATION_EMAIL_DOMAIN}`)) {
+        throw errors.invalidRequest('Enter a valid email address: no spaces, control characters or markup.', 'email');
       }
-      if (password.length < MIN_PASSWORD_LENGTH) throw errors.invalidRequest(`The password must have at least ${MIN_PASSWORD_LENGTH} characters.`, 'password');
-      if (password.length > MAX_PASSWORD_LENGTH) throw errors.invalidRequest(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`, 'password');
-      if ((await users.findByEmail(normalized)) !== undefined) throw errors.emailTaken();
+      await passwordRules.check(password, emailWords(normalized));
+      const passwordHash = await passwords.hash(password);
+      const at = now();
+      await verifications.deleteExpired(at);
+      if ((await verifications.countSince(normalized, at - HOUR)) >= MAILS_PER_ADDRESS_PER_HOUR) return;
+      const token = randomBytes(32).toString('base64url');
+      await verifications.create({ tokenHash: hashToken(token), email: normalized, passwordHash, createdAt: at, expiresAt: at + VERIFICATION_TTL_MS });
+      settings.mailer.send(confirmationMail(normalized, `${settings.publicUrl}/signup/verify#token=${token}`));
+    },
+
+    /**
+     * The link came back: with the password chosen at sign-up (so a mailbox owner who clicks a link someone else
+     * asked for cannot end up in an account whose password that someone knows), the account is created and signed in.
+     * The token works once.
+     */
+    async verify(token: string, password: string, ip: string): Promise<AccountUser> {
+      // Closing sign-up also stops the links already sent.
+      if (!settings.open) throw errors.signUpClosed();
+      const tokenHash = hashToken(token);
+      const pending = TOKEN_SHAPE.test(token) ? await verifications.find(tokenHash) : undefined;
+      if (pending === undefined || pending.expiresAt <= now()) throw errors.verificationInvalid();
+      await throttle.beforeSignIn(ip, pending.email);
+      let valid: boolean;
       try {
-        const row = await users.create(normalized, await hashPassword(password));
-        return { id: row.id, email: row.email };
+        valid = password.length <= MAX_PASSWORD_LENGTH && (await passwords.verify(password, pending.passwordHash));
       } catch (error) {
-        // Two sign-ups racing for one email: the unique index decides.
-        if ((await users.findByEmail(normalized)) !== undefined) throw errors.emailTaken();
+        await throttle.cancelled(ip, pending.email);
         throw error;
+      }
+      if (!valid) throw errors.invalidCredentials();
+      await throttle.succeeded(ip, pending.email);
+      if (!(await verifications.consume(tokenHash))) throw errors.verificationInvalid();
+      try {
+        if ((await users.findByEmail(pending.email)) !== undefined) throw errors.emailTaken();
+        const row = await users.create(pending.email, pending.passwordHash).catch(async (error: unknown) => {
+          // Two links of one address confirmed at once: the unique index decides.
+          throw (await users.findByEmail(pending.email)) !== undefined ? errors.emailTaken() : error;
+        });
+        return { id: row.id, email: row.email };
+      } finally {
+        await verifications.deleteForEmail(pending.email);
       }
     },
 
     async signIn(email: string, password: string, ip: string): Promise<AccountUser> {
       const normalized = email.trim().toLowerCase();
-      await throttle.beforeAttempt(ip, normalized);
-      const user = password.length <= MAX_PASSWORD_LENGTH ? await users.findByEmail(normalized) : undefined;
-      const valid = user !== undefined ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, DECOY_PASSWORD_HASH), false);
-      if (user === undefined || !valid) {
-        await throttle.failed(ip, normalized);
-        throw errors.invalidCredentials();
+      // Counted before the hash (and forgotten on success): parallel guesses cannot all pass a check made before any was counted.
+      await throttle.beforeSignIn(ip, normalized);
+      let user: Awaited<ReturnType<UsersRepository['findByEmail']>>;
+      let valid: boolean;
+      try {
+        user = password.length <= MAX_PASSWORD_LENGTH ? await users.findByEmail(normalized) : undefined;
+        valid = user !== undefined ? await passwords.verify(password, user.password_hash) : (await passwords.verify(password, DECOY_PASSWORD_HASH), false);
+      } catch (error) {
+        // No verdict on the password (no hashing slot free, the database down): the attempt does not count.
+        await throttle.cancelled(ip, normalized);
+        throw error;
       }
+      if (user === undefined || !valid) throw errors.invalidCredentials();
       await throttle.succeeded(ip, normalized);
       return { id: user.id, email: user.email };
     },

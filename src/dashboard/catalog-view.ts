@@ -28,7 +28,8 @@ export function listStrategies(): StrategyView[] {
 export async function catalogView(shipped: ModelCatalog, ownerCatalogs: OwnerCatalogs, providers: OwnerProviders, ownerId: string | undefined): Promise<CatalogModelView[]> {
   const [catalog, resolve] = await Promise.all([
     ownerId === undefined ? shipped : ownerCatalogs.forOwner(ownerId),
-    // An owner id nobody has resolves to the server's credentials alone.
+    // An owner id nobody has resolves to the server's credentials alone, without the local servers unless the
+    // operator offers them to everyone (MODELPORT_LOCAL_PROVIDERS=all).
     providers.forOwner(ownerId ?? ''),
   ]);
   return catalog.list().map((model) => ({

@@ -49,10 +49,21 @@ export interface SessionView {
   readonly workspaces: readonly WorkspaceView[];
 }
 
-/** POST /auth/signup and /auth/signin. */
+/** POST /auth/verify and /auth/signin. */
 export interface AuthView {
   readonly user: UserView;
   readonly csrfToken: string;
+}
+
+/** POST /auth/signup: the same answer whether or not the address already has an account. */
+export interface SignUpView {
+  /** A link went (or, for an address mailed often lately, did not go) to the address: it finishes the sign-up. */
+  readonly verification: 'sent';
+}
+
+/** GET /auth/signup: whether this server takes sign-ups (MODELPORT_SIGNUP). */
+export interface SignUpStatusView {
+  readonly open: boolean;
 }
 
 export interface MemberView {

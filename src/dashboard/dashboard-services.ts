@@ -1,5 +1,6 @@
 import { createAdminService } from '../admin/admin-service.js';
 import { createRouterAdmin } from '../admin/router-admin.js';
+import { createPasswordHasher, type PasswordHasherOptions } from '../auth/passwords.js';
 import { createSessionStore, type SessionOptions, type SessionStore } from '../auth/sessions.js';
 import type { ModelCatalog } from '../catalog/catalog.js';
 import type { Storage } from '../storage/database.js';
@@ -7,22 +8,35 @@ import { createKeyRotationsRepository } from '../storage/key-rotations-repositor
 import { createOrganizationsRepository } from '../storage/organizations-repository.js';
 import type { Repositories } from '../storage/repositories.js';
 import { createSessionsRepository } from '../storage/sessions-repository.js';
+import { createSignupVerificationsRepository } from '../storage/signup-verifications-repository.js';
 import { createUsageAnalyticsRepository } from '../storage/usage-analytics-repository.js';
-import { createAccounts, type Accounts } from './accounts.js';
+import { createAccounts, type Accounts, type SignUpSettings } from './accounts.js';
 import { createKeys, type Keys } from './keys.js';
-import { createLoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+import { createPasswordRules } from './password-rules.js';
+import { DEFAULT_ACCOUNT_QUOTAS, createQuotaGate, type AccountQuotas } from './quotas.js';
 import { createUsageReports } from './usage-report.js';
 import { createWorkspaces, type Workspaces } from './workspaces.js';
 
 export interface DashboardServicesOptions {
   readonly sessions?: SessionOptions;
   readonly loginThrottle?: LoginThrottleOptions;
+  /** How many password hashes sign-up and sign-in compute at once, and how many wait. */
+  readonly passwordHashing?: PasswordHasherOptions;
+  /** Who may sign up and how confirmation links reach them. @default closed: accounts come from the operator */
+  readonly signUp?: SignUpSettings;
+  /** What one account may create. @default DEFAULT_ACCOUNT_QUOTAS */
+  readonly quotas?: AccountQuotas;
 }
+
+const CLOSED_SIGN_UP: SignUpSettings = { open: false, publicUrl: '', mailer: { transport: 'log', send: () => undefined } };
 
 /** Everything the dashboard API does, over the same repositories and admin rules as the CLI. */
 export interface DashboardServices {
   readonly sessions: SessionStore;
   readonly accounts: Accounts;
+  /** The same throttle the accounts use: its per-IP count runs before a sign-up's or sign-in's body is read. */
+  readonly loginThrottle: LoginThrottle;
   readonly workspaces: Workspaces;
   readonly keys: Keys;
   readonly usage: ReturnType<typeof createUsageReports>;
@@ -33,18 +47,40 @@ export interface DashboardServices {
 export function createDashboardServices(storage: Storage, repositories: Repositories, catalog: ModelCatalog, now: () => number, options: DashboardServicesOptions = {}): DashboardServices {
   const admin = createAdminService(repositories, catalog, now);
   const organizations = createOrganizationsRepository(storage.db, now);
+  const loginThrottle = createLoginThrottle(options.loginThrottle);
+  const quotas = options.quotas ?? DEFAULT_ACCOUNT_QUOTAS;
+  const gate = createQuotaGate();
+  // Owners are found by workspace id here (the id is the owner id); the rules are the CLI's.
+  const routerAdmin = createRouterAdmin(repositories, catalog, async (ownerId) => {
+    const owner = await repositories.users.findById(ownerId);
+    if (owner === undefined) throw new Error(`owner ${ownerId} not found`);
+    return owner;
+  });
   return {
     sessions: createSessionStore(createSessionsRepository(storage.db), now, options.sessions),
-    accounts: createAccounts(repositories.users, createLoginThrottle(options.loginThrottle)),
-    workspaces: createWorkspaces(repositories.users, organizations),
-    keys: createKeys(admin, repositories.apiKeys, repositories.routers, createKeyRotationsRepository(storage.db, now), now),
-    usage: createUsageReports(createUsageAnalyticsRepository(storage.db), repositories.apiKeys),
-    // Owners are found by workspace id here (the id is the owner id); the rules are the CLI's.
-    routerAdmin: createRouterAdmin(repositories, catalog, async (ownerId) => {
-      const owner = await repositories.users.findById(ownerId);
-      if (owner === undefined) throw new Error(`owner ${ownerId} not found`);
-      return owner;
+    accounts: createAccounts(repositories.users, loginThrottle, createPasswordHasher(options.passwordHashing), {
+      signUp: options.signUp ?? CLOSED_SIGN_UP,
+      verifications: createSignupVerificationsRepository(storage.db),
+      passwordRules: createPasswordRules(),
+      now,
     }),
+    loginThrottle,
+    workspaces: createWorkspaces(repositories.users, organizations, { organizationsPerAccount: quotas.organizationsPerAccount, gate }),
+    keys: createKeys(admin, repositories.apiKeys, repositories.routers, createKeyRotationsRepository(storage.db, now), now, { keysPerWorkspace: quotas.keysPerWorkspace, gate }),
+    usage: createUsageReports(createUsageAnalyticsRepository(storage.db), repositories.apiKeys),
+    // The dashboard's routers count against the workspace's quota; the CLI (the operator's tool) has none.
+    routerAdmin: {
+      ...routerAdmin,
+      createRouter: (input) =>
+        gate({
+          subject: `routers:${input.ownerEmail}`,
+          noun: 'routers',
+          holder: 'This workspace',
+          limit: quotas.routersPerWorkspace,
+          count: async () => (await repositories.routers.listByOwner(input.ownerEmail)).length,
+          create: () => routerAdmin.createRouter(input),
+        }),
+    },
     repositories,
   };
 }

@@ -5,6 +5,7 @@ import type { ApiKeyRecord, ApiKeysRepository } from '../storage/api-keys-reposi
 import type { KeyRotationsRepository } from '../storage/key-rotations-repository.js';
 import type { RoutersRepository } from '../storage/routers-repository.js';
 import type { CreatedKeyView, KeyStatus, KeyView, RotatedKeyView } from './dashboard-api-types.js';
+import { DEFAULT_ACCOUNT_QUOTAS, createQuotaGate, type QuotaGate } from './quotas.js';
 import type { Workspace } from './workspaces.js';
 
 const DAY = 86_400_000;
@@ -45,15 +46,25 @@ export function viewKey(key: ApiKeyRecord, replacedBy: string | undefined, at: n
   };
 }
 
-/** API keys of a workspace: creation goes through the admin service, as the CLI's does. */
-export function createKeys(admin: AdminService, apiKeys: ApiKeysRepository, routers: RoutersRepository, rotations: KeyRotationsRepository, now: () => number) {
+/**
+ * API keys of a workspace: creation goes through the admin service, as the CLI's does. `quota` bounds the keys
+ * that still work in one workspace; a rotation replaces a key, so it is not counted against it.
+ */
+export function createKeys(
+  admin: AdminService,
+  apiKeys: ApiKeysRepository,
+  routers: RoutersRepository,
+  rotations: KeyRotationsRepository,
+  now: () => number,
+  quota: { readonly keysPerWorkspace: number; readonly gate: QuotaGate } = { keysPerWorkspace: DEFAULT_ACCOUNT_QUOTAS.keysPerWorkspace, gate: createQuotaGate() },
+) {
   const find = async (workspace: Workspace, keyId: string): Promise<ApiKeyRecord> => {
     const key = (await apiKeys.listByOwner(workspace.id)).find((candidate) => candidate.id === keyId);
     if (key === undefined) throw errors.dashboardNotFound('key_not_found', 'No such API key in this workspace.');
     return key;
   };
 
-  const create = async (workspace: Workspace, input: NewKeyInput): Promise<CreatedKeyView> => {
+  const createUncounted = async (workspace: Workspace, input: NewKeyInput): Promise<CreatedKeyView> => {
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw errors.invalidRequest('A key needs a name of 1 to 100 characters.', 'name');
     const at = now();
@@ -77,6 +88,19 @@ export function createKeys(admin: AdminService, apiKeys: ApiKeysRepository, rout
       throw error;
     }
   };
+
+  const create = (workspace: Workspace, input: NewKeyInput): Promise<CreatedKeyView> =>
+    quota.gate({
+      subject: `keys:${workspace.id}`,
+      noun: 'API keys that work',
+      holder: 'This workspace',
+      limit: quota.keysPerWorkspace,
+      count: async () => {
+        const at = now();
+        return (await apiKeys.listByOwner(workspace.id)).filter((key) => !['revoked', 'expired'].includes(keyState(key, at))).length;
+      },
+      create: () => createUncounted(workspace, input),
+    });
 
   return {
     async list(workspace: Workspace): Promise<KeyView[]> {
@@ -108,7 +132,7 @@ export function createKeys(admin: AdminService, apiKeys: ApiKeysRepository, rout
       // Router scopes that name deleted routers are dropped; an empty scope would allow nothing, so it is kept as it was.
       const liveRouters = old.routerIds === undefined ? undefined : new Set((await routers.listByOwner(workspace.id)).map((router) => router.id));
       const routerIds = old.routerIds?.filter((id) => liveRouters?.has(id) === true);
-      const created = await create(workspace, {
+      const created = await createUncounted(workspace, {
         name: old.name,
         routerIds: routerIds === undefined || routerIds.length === 0 ? old.routerIds : routerIds,
         rpmLimit: old.rpmLimit,

@@ -2,6 +2,7 @@ import { errors } from '../lib/errors.js';
 import type { OrganizationsRepository, WorkspaceRole } from '../storage/organizations-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
 import type { MemberView } from './dashboard-api-types.js';
+import { DEFAULT_ACCOUNT_QUOTAS, createQuotaGate, type QuotaGate } from './quotas.js';
 
 export type { WorkspaceRole } from '../storage/organizations-repository.js';
 
@@ -19,8 +20,12 @@ export interface Workspace {
 const RANK: Record<WorkspaceRole, number> = { viewer: 0, admin: 1, owner: 2 };
 export const WORKSPACE_ROLES: readonly WorkspaceRole[] = ['owner', 'admin', 'viewer'];
 
-/** Who may see and change which workspace. */
-export function createWorkspaces(users: UsersRepository, organizations: OrganizationsRepository) {
+/** Who may see and change which workspace; `quota` bounds the organisations one account creates. */
+export function createWorkspaces(
+  users: UsersRepository,
+  organizations: OrganizationsRepository,
+  quota: { readonly organizationsPerAccount: number; readonly gate: QuotaGate } = { organizationsPerAccount: DEFAULT_ACCOUNT_QUOTAS.organizationsPerAccount, gate: createQuotaGate() },
+) {
   const personal = (id: string, email: string): Workspace => ({ id, name: 'Personal', kind: 'personal', role: 'owner', ownerEmail: email });
 
   return {
@@ -56,7 +61,14 @@ export function createWorkspaces(users: UsersRepository, organizations: Organiza
     async createOrganization(userId: string, name: string): Promise<Workspace> {
       const trimmed = name.trim();
       if (trimmed === '' || trimmed.length > 100) throw errors.invalidRequest('An organisation needs a name of 1 to 100 characters.', 'name');
-      const org = await organizations.create(trimmed, userId);
+      const org = await quota.gate({
+        subject: `organizations:${userId}`,
+        noun: 'organisations',
+        holder: 'Your account',
+        limit: quota.organizationsPerAccount,
+        count: () => organizations.countCreatedBy(userId),
+        create: () => organizations.create(trimmed, userId),
+      });
       const principal = await users.findById(org.id);
       return { id: org.id, name: org.name, kind: 'organization', role: 'owner', ownerEmail: principal?.email ?? '' };
     },
@@ -68,8 +80,10 @@ export function createWorkspaces(users: UsersRepository, organizations: Organiza
 
     async addMember(workspace: Workspace, email: string, role: WorkspaceRole): Promise<MemberView> {
       if (workspace.kind === 'personal') throw errors.personalWorkspace();
+      // Accounts exist only for confirmed addresses (accounts.ts): someone who signed up with this address but never
+      // confirmed it has none, and cannot be added.
       const user = await users.findByEmail(email.trim());
-      if (user === undefined || user.id.startsWith('org_')) throw errors.dashboardNotFound('user_not_found', 'No account has this email: ask them to sign up first.', 'email');
+      if (user === undefined || user.id.startsWith('org_')) throw errors.dashboardNotFound('user_not_found', 'No account has this email: ask them to sign up (and confirm their address) first.', 'email');
       if ((await organizations.roleOf(workspace.id, user.id)) !== undefined) {
         throw errors.dashboardConflict('member_exists', `${user.email} is already a member of this organisation.`);
       }

@@ -1,3 +1,4 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { agentJson, executionJson, stepJson, versionJson } from '../agents/agent-views.js';
 import type { AgentService } from '../agents/agent-service.js';
@@ -6,10 +7,13 @@ import { dismissCall } from '../pipeline/call-settlement.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { AppDependencies } from './dependencies.js';
 
+const executionsQuery = Type.Object({ limit: Type.Optional(Type.String()) });
+
 /**
  * The agents JSON API (docs/agents.md), authenticated by the owner's `mp_` key
  * like the chat API it is registered beside. Every call is scoped to the key's
- * owner; a key restricted to some routers may read but not change agents.
+ * owner, and reads to what the key may see (AgentService.forKey); a key
+ * restricted to some routers may read but not change agents.
  * These calls are not usage: they write no usage record.
  */
 export async function agentsApi(app: FastifyInstance, deps: AppDependencies): Promise<void> {
@@ -31,8 +35,12 @@ export async function agentsApi(app: FastifyInstance, deps: AppDependencies): Pr
     return key.ownerId;
   };
   const nameOf = (request: FastifyRequest): string => (request.params as { name: string }).name;
+  const readerOf = (request: FastifyRequest) => {
+    const key = ownerOf(request);
+    return service().forKey(key.ownerId, key);
+  };
 
-  app.get('/api/v1/agents', async (request) => ({ object: 'list', data: (await service().list(ownerOf(request).ownerId)).map(agentJson) }));
+  app.get('/api/v1/agents', async (request) => ({ object: 'list', data: (await readerOf(request).list()).map(agentJson) }));
 
   app.post('/api/v1/agents', async (request, reply) => {
     if (request.body === undefined) throw errors.invalidJson('The request body is empty; send the agent definition as a JSON object.');
@@ -41,7 +49,7 @@ export async function agentsApi(app: FastifyInstance, deps: AppDependencies): Pr
   });
 
   app.get('/api/v1/agents/:name', async (request) => {
-    const { agent, versions } = await service().get(ownerOf(request).ownerId, nameOf(request));
+    const { agent, versions } = await readerOf(request).get(nameOf(request));
     return { ...agentJson(agent), versions: versions.map(versionJson) };
   });
 
@@ -55,15 +63,15 @@ export async function agentsApi(app: FastifyInstance, deps: AppDependencies): Pr
     return { object: 'agent', name: nameOf(request), deleted: true };
   });
 
-  app.get('/api/v1/agents/:name/executions', async (request) => {
-    const limit = Number((request.query as { limit?: string }).limit ?? 50);
+  app.get<{ Querystring: Static<typeof executionsQuery> }>('/api/v1/agents/:name/executions', { schema: { querystring: executionsQuery } }, async (request) => {
+    const limit = Number(request.query.limit ?? 50);
     if (!Number.isInteger(limit) || limit < 1) throw errors.invalidRequest('limit must be a positive whole number.', 'limit');
-    const executions = await service().listExecutions(ownerOf(request).ownerId, nameOf(request), limit);
+    const executions = await readerOf(request).listExecutions(nameOf(request), limit);
     return { object: 'list', data: executions.map(executionJson) };
   });
 
   app.get('/api/v1/executions/:id', async (request) => {
-    const { execution, steps } = await service().getExecution(ownerOf(request).ownerId, (request.params as { id: string }).id);
+    const { execution, steps } = await readerOf(request).getExecution((request.params as { id: string }).id);
     return { ...executionJson(execution), steps: steps.map(stepJson) };
   });
 }

@@ -62,12 +62,16 @@ export interface AppDependencies extends PipelineDependencies {
 
 export interface HttpSettings {
   readonly bodyLimitBytes: number;
+  /** Largest sign-up or sign-in body (MODELPORT_ACCOUNT_BODY_LIMIT_BYTES). @default 16384 */
+  readonly accountBodyLimitBytes?: number;
   readonly defaultRpm: number;
   readonly requireHttps: boolean;
   readonly trustedProxies: readonly string[];
   readonly maxAttempts: number;
   /** Total time a request may spend trying models, from its arrival. @default 300000 */
   readonly fallbackDeadlineMs?: number;
-  /** Bearer token `GET /metrics` requires; undefined: open. */
+  /** Bearer token `GET /metrics` requires; undefined: none (then `metricsPublic` decides). */
   readonly metricsToken?: string | undefined;
+  /** Without a token, anyone may scrape `GET /metrics`; otherwise every scrape is 401. @default false */
+  readonly metricsPublic?: boolean;
 }

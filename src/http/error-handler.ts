@@ -58,7 +58,8 @@ export function resolveGatewayError(error: FastifyError | GatewayError, request:
   let gatewayError: GatewayError;
   if (error instanceof GatewayError) gatewayError = error;
   else if (error.validation) gatewayError = validationToGatewayError(error.validation as AjvError[]);
-  else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') gatewayError = errors.bodyTooLarge(bodyLimitBytes);
+  // A route may set a smaller limit than the server's (the account endpoints do): name the one that applied.
+  else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') gatewayError = errors.bodyTooLarge(request.routeOptions.bodyLimit ?? bodyLimitBytes);
   else if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') gatewayError = errors.invalidJson('The request body is empty; send a JSON object.');
   else if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') gatewayError = errors.invalidJson();
   else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {

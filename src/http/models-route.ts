@@ -13,7 +13,8 @@ export function registerModels(app: FastifyInstance, deps: AppDependencies): voi
     if (key === undefined) return { object: 'list', data: [] };
     const [routers, catalog] = await Promise.all([deps.routers.listByOwner(key.ownerId), deps.ownerCatalogs.forOwner(key.ownerId)]);
     const allowed = key.routerIds === undefined ? routers : routers.filter((router) => key.routerIds?.includes(router.id));
-    const agents = deps.agents === undefined ? [] : await deps.agents.list(key.ownerId);
+    // The agents this key may run, as /api/v1/agents lists them for it.
+    const agents = deps.agents === undefined ? [] : await deps.agents.forKey(key.ownerId, key).list();
     return {
       object: 'list',
       data: [
@@ -26,19 +27,10 @@ export function registerModels(app: FastifyInstance, deps: AppDependencies): voi
           kind: routerKind(router.models, catalog),
           strategy: router.strategy,
         })),
-        // A restricted key sees only the agents it may run (every step through a router it may use).
-        ...agents
-          .filter((agent) => key.routerIds === undefined || agentSteps(agent.definition).every((step) => step.router !== undefined && key.routerIds?.includes(step.router) === true))
-          .map((agent) => ({ id: `agent:${agent.name}`, object: 'model', created: Math.floor(agent.createdAt / 1000), owned_by: 'modelport', name: agent.name, kind: 'chat', description: agent.description })),
+        ...agents.map((agent) => ({ id: `agent:${agent.name}`, object: 'model', created: Math.floor(agent.createdAt / 1000), owned_by: 'modelport', name: agent.name, kind: 'chat', description: agent.description })),
       ],
     };
   };
   app.get('/api/router/models', handler);
   app.get('/api/router/v1/models', handler);
-}
-
-/** The steps of a stored definition, as far as listing needs them. */
-function agentSteps(definition: unknown): { router?: string }[] {
-  const steps = (definition as { steps?: unknown }).steps;
-  return Array.isArray(steps) ? (steps as { router?: string }[]) : [];
 }

@@ -2,12 +2,14 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactApiKeys } from '../auth/api-key-format.js';
-import { errors } from '../lib/errors.js';
+import { errors, type GatewayError } from '../lib/errors.js';
 import { createTimeOrderedIdSource } from '../lib/random-id.js';
 import type { RequestActivity } from '../lib/request-activity.js';
 import type { AppDependencies } from './dependencies.js';
 import { installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
+import { parseQueryString } from './query-string.js';
+import { MAX_REQUEST_HEADERS, requestDefect } from './request-defects.js';
 import { requestLoggerFactory } from './request-logger.js';
 import { routerApi } from './router-api.js';
 import { dashboardApi } from './dashboard/dashboard-api.js';
@@ -22,6 +24,13 @@ export interface ServerOptions {
    * @default 60000
    */
   readonly requestTimeoutMs?: number | undefined;
+  /**
+   * Time a client has to send its request line and headers (408 after it, or the connection closed): a client that
+   * stops mid-header, or sends a request line the parser reads as HTTP/0.9, is let go this soon. At most
+   * `requestTimeoutMs`.
+   * @default 10000
+   */
+  readonly headersTimeoutMs?: number | undefined;
   /** When set, every answer names this worker (its pid) in `x-modelport-worker` (multi-process mode, MODELPORT_WORKER_HEADER). */
   readonly workerId?: number | undefined;
   /** Told of every request's start and end (the idle collector, src/lib/idle-collector.ts). */
@@ -32,9 +41,16 @@ export interface ServerOptions {
 export async function createServer(deps: AppDependencies, options: ServerOptions = {}): Promise<FastifyInstance> {
   const trustProxy = deps.settings.trustedProxies.length > 0 ? [...deps.settings.trustedProxies] : false;
   const requestTimeout = options.requestTimeoutMs ?? 60_000;
-  // Node only honours the timeout given when the server is built (Fastify assigns it afterwards), and checks it
-  // every connectionsCheckingInterval (30 s by default).
-  const nodeServerOptions = { requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 4))) };
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout > 0 ? requestTimeout : Number.POSITIVE_INFINITY);
+  // Node only honours the timeouts given when the server is built (Fastify assigns requestTimeout afterwards), and
+  // checks them every connectionsCheckingInterval (30 s by default). requireHostHeader off: Node would answer a missing
+  // Host with an empty 400 of its own; requestDefect (request-defects.ts) answers it in the error shape instead.
+  const nodeServerOptions = {
+    requestTimeout,
+    headersTimeout,
+    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(Math.min(requestTimeout, headersTimeout) / 4))),
+    requireHostHeader: false,
+  };
   // Time-ordered (the usage records' primary key); one CSPRNG call per few hundred ids, not one per request.
   const requestId = createTimeOrderedIdSource('req_');
   const app = Fastify({
@@ -64,6 +80,8 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
       void reply.status(gatewayError.status).send(gatewayError.toBody());
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    // Repeated, oversized, control-character and malformed query parameters are refused by one rule (query-string.ts).
+    routerOptions: { querystringParser: parseQueryString },
     ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key, ...nodeServerOptions } } : { http: nodeServerOptions }),
   }) as unknown as FastifyInstance;
 
@@ -78,12 +96,18 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   });
 
   installErrorHandling(app, deps.settings.bodyLimitBytes);
+  // Node stops reading headers at this count and drops the rest; requestDefect refuses a request that reaches it.
+  app.server.maxHeadersCount = MAX_REQUEST_HEADERS;
   // Node answers an Expect header other than 100-continue itself, with an empty 417: use our body.
   app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
     const error = errors.expectationFailed();
     const body = JSON.stringify(error.toBody());
     response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
     response.end(body);
+  });
+  // Node closes a CONNECT without a word when nothing listens for it: answer it as any method no route takes.
+  app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    writeErrorAndClose(socket, errors.methodNotAllowed('CONNECT', (request.url ?? '').slice(0, 200)));
   });
   let closing = false;
   app.addHook('preClose', async () => {
@@ -94,7 +118,7 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   const activity = options.activity;
   app.addHook('onRequest', (request, _reply, done) => {
     activity?.note(request.url);
-    done(closing ? errors.shuttingDown() : undefined);
+    done(closing ? errors.shuttingDown() : requestDefect(request.raw, request.query));
   });
   const workerId = options.workerId;
   if (workerId !== undefined) {
@@ -103,7 +127,7 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     });
   }
   app.get('/healthz', async () => ({ status: 'ok' }));
-  if (deps.metrics !== undefined) registerMetricsRoute(app, { metrics: deps.metrics, token: deps.settings.metricsToken });
+  if (deps.metrics !== undefined) registerMetricsRoute(app, { metrics: deps.metrics, token: deps.settings.metricsToken, public: deps.settings.metricsPublic ?? false });
   await app.register(routerApi, deps);
   if (deps.dashboard !== undefined) {
     await app.register(dashboardApi, { deps, services: deps.dashboard.services });
@@ -130,6 +154,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? errors.requestTimeout()
         : errors.malformedHttp();
+  writeErrorAndClose(socket, gatewayError);
+}
+
+/** An error answer written straight on the socket, for requests that never become a Fastify request. */
+function writeErrorAndClose(socket: Duplex, gatewayError: GatewayError): void {
   const body = JSON.stringify(gatewayError.toBody());
   if (socket.writable) {
     socket.write(

@@ -97,11 +97,24 @@ export const errors = {
     new GatewayError(404, 'not_found_error', 'endpoint_not_found', `Unknown endpoint: ${clip(method)} ${clip(url, 200)}`),
   invalidUrl: (detail: string) =>
     new GatewayError(400, 'invalid_request_error', 'invalid_url', `The request path is malformed: ${detail}`),
-  /** The HTTP itself could not be read (bad framing, forbidden bytes in the request line or headers). */
-  malformedHttp: () =>
-    new GatewayError(400, 'invalid_request_error', 'malformed_http_request', 'The request is not valid HTTP/1.1 (bad request line, header or framing).'),
-  headersTooLarge: () =>
-    new GatewayError(431, 'invalid_request_error', 'request_headers_too_large', 'The request line and headers are larger than this server accepts.'),
+  /** The HTTP itself could not be read (bad framing, forbidden bytes in the request line or headers, no or two Host headers). */
+  malformedHttp: (detail?: string) =>
+    new GatewayError(
+      400,
+      'invalid_request_error',
+      'malformed_http_request',
+      detail === undefined ? 'The request is not valid HTTP/1.1 (bad request line, header or framing).' : `The request is not valid HTTP/1.1: ${detail}`,
+      { headers: { connection: 'close' } },
+    ),
+  /** Too many bytes of request line and headers, or (`maxHeaders`) more headers than the server reads. */
+  headersTooLarge: (maxHeaders?: number) =>
+    new GatewayError(
+      431,
+      'invalid_request_error',
+      'request_headers_too_large',
+      maxHeaders === undefined ? 'The request line and headers are larger than this server accepts.' : `The request has more than ${maxHeaders} headers; this server reads no more.`,
+      { headers: { connection: 'close' } },
+    ),
   requestTimeout: () =>
     new GatewayError(408, 'invalid_request_error', 'request_timeout', 'The request was not received completely in time.'),
   expectationFailed: () =>
@@ -160,7 +173,19 @@ export const errors = {
     new GatewayError(429, 'rate_limit_error', 'too_many_attempts', `Too many sign-in attempts. Try again in ${retryAfterSeconds} s.`, {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  /** Every password-hashing slot of this process is taken and its queue is full (src/auth/passwords.ts). */
+  authBusy: () =>
+    new GatewayError(503, 'service_unavailable', 'auth_busy', 'The server is checking too many passwords at once. Please retry in a moment.', {
+      headers: { 'retry-after': '1' },
+    }),
   emailTaken: () => new GatewayError(409, 'invalid_request_error', 'email_taken', 'An account with this email already exists.', { param: 'email' }),
+  signUpClosed: () =>
+    new GatewayError(403, 'authorization_error', 'signup_closed', 'Sign-up is closed on this server: ask its operator to create your account.'),
+  verificationInvalid: () =>
+    new GatewayError(400, 'invalid_request_error', 'verification_invalid', 'This confirmation link is unknown, used or expired: sign up again to get a new one.', { param: 'token' }),
+  /** A workspace or account holds the most routers, keys or organisations the operator allows. */
+  quotaExceeded: (message: string, limit: number) =>
+    new GatewayError(409, 'invalid_request_error', 'quota_exceeded', message, { details: { limit } }),
   workspaceNotFound: () => new GatewayError(404, 'not_found_error', 'workspace_not_found', 'Workspace not found.'),
   workspaceRoleRequired: (role: string) =>
     new GatewayError(403, 'authorization_error', 'workspace_role_required', `This needs the ${role} role in this workspace.`),

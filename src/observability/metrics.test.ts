@@ -3,13 +3,13 @@ import { test } from 'node:test';
 import type { NewUsageRecord } from '../storage/schema.js';
 import { createMetrics } from './metrics.js';
 
-function record(model: string | null, status: number, tokens: [number, number], cost: number, carbon: number): NewUsageRecord {
+function record(model: string | null, status: number, tokens: [number, number], cost: number, carbon: number, routerId = 'rt_1'): NewUsageRecord {
   return {
     id: `req_${Math.random()}`,
     created_at: 0,
     owner_id: 'usr_1',
     key_id: 'key_1',
-    router_id: 'rt_1',
+    router_id: routerId,
     model,
     status,
     error_code: null,
@@ -31,7 +31,7 @@ function sample(text: string, name: string, labels: string): number | undefined 
 }
 
 test('requests, tokens, cost and carbon add up per label set, and a second scrape reads the same totals', async () => {
-  const metrics = createMetrics({ usageQueue: () => ({ queued: 0, dropped: 0 }), processMetrics: false });
+  const metrics = createMetrics({ usageQueue: () => ({ queued: 0, dropped: 0 }), processMetrics: false, routerLabels: true });
   metrics.observeRequest(record('openai:gpt-4o-mini', 200, [10, 5], 0.25, 1.5));
   metrics.observeRequest(record('openai:gpt-4o-mini', 200, [7, 3], 0.5, 0.5));
   metrics.observeRequest(record('openai:gpt-4o-mini', 502, [0, 0], 0, 0));
@@ -50,4 +50,21 @@ test('requests, tokens, cost and carbon add up per label set, and a second scrap
     // A request without a model counts no tokens, cost or carbon.
     assert.equal(sample(text, 'modelport_cost_usd_total', 'router="rt_1",model="none"'), undefined);
   }
+});
+
+test('router ids are in no label unless the operator allows them: the series add up every router', async () => {
+  const metrics = createMetrics({ usageQueue: () => ({ queued: 0, dropped: 0 }), processMetrics: false });
+  metrics.observeRequest(record('openai:gpt-4o-mini', 200, [10, 5], 0.25, 1.5, 'rt_alice'));
+  metrics.observeRequest(record('openai:gpt-4o-mini', 200, [7, 3], 0.5, 0.5, 'rt_bob'));
+  metrics.observeRequest(record(null, 429, [0, 0], 0, 0, 'rt_bob'));
+  const text = await metrics.render();
+  for (const routerId of ['rt_alice', 'rt_bob']) assert.ok(!text.includes(routerId), `${routerId} is in the metrics`);
+  assert.doesNotMatch(text, /router=/);
+  const model = 'model="openai:gpt-4o-mini"';
+  assert.equal(sample(text, 'modelport_requests_total', `${model},status="200"`), 2);
+  assert.equal(sample(text, 'modelport_requests_total', 'model="none",status="429"'), 1);
+  assert.equal(sample(text, 'modelport_request_duration_seconds_count', `${model},status="200"`), 2);
+  assert.equal(sample(text, 'modelport_tokens_total', `${model},kind="prompt"`), 17);
+  assert.equal(sample(text, 'modelport_cost_usd_total', model), 0.75);
+  assert.equal(sample(text, 'modelport_carbon_grams_total', model), 2);
 });

@@ -26,17 +26,25 @@ export interface MetricsOptions {
   readonly usageQueue: () => { readonly queued: number; readonly dropped: number };
   /** Also export Node's process metrics (CPU, memory, event loop lag) as `modelport_process_*`, `modelport_nodejs_*`. @default true */
   readonly processMetrics?: boolean;
+  /**
+   * Label request, token, cost and carbon series with the router id (MODELPORT_METRICS_ROUTER_LABELS). Router ids are
+   * tenants' own: off, those series carry no `router` label and add up every router's traffic. @default false
+   */
+  readonly routerLabels?: boolean;
 }
+
+/** A series' labels; `router` only when the operator allows router ids in labels. */
+type SeriesLabels = { readonly router?: string; readonly model: string; readonly status: string };
 
 /** One (router, model, status) label set: its request count, and its duration histogram's child. */
 interface RequestSeries {
-  readonly labels: { readonly router: string; readonly model: string; readonly status: string };
+  readonly labels: SeriesLabels;
   readonly duration: Histogram.Internal<string>;
   readonly model: ModelSeries;
   requests: number;
 }
 
-/** One (router, model) label set's totals. */
+/** One (router, model) label set's totals; `router` is empty when router ids are not labels. */
 interface ModelSeries {
   readonly router: string;
   readonly model: string;
@@ -49,13 +57,17 @@ interface ModelSeries {
 /**
  * The gateway's Prometheus metrics on a registry of its own (no global
  * registry: several apps in one process, as in tests, never share counters).
- * Labels are bounded: router ids and model ids (both bounded per owner), the
+ * Labels are bounded: router ids (only when the operator allows them) and model ids (both bounded per owner), the
  * HTTP status, a token kind, a limit kind. Never a key, a key id, a user or a prompt.
  */
 export function createMetrics(options: MetricsOptions): GatewayMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'modelport_' });
-  const labels = ['router', 'model', 'status'] as const;
+  const byRouter = options.routerLabels === true;
+  const labels = byRouter ? ['router', 'model', 'status'] : ['model', 'status'];
+  const byRouterAnd = byRouter ? 'router, ' : '';
+  /** `labels` with the router's when router ids are labels. */
+  const withRouter = <T extends object>(router: string, rest: T): T & { router?: string } => (byRouter ? { router, ...rest } : rest);
   // Requests, tokens, cost and carbon are counted in plain numbers and handed to prom-client when it is scraped: an
   // inc() on a labelled counter (a child's too) hashes its labels into a string and checks them, on every request
   // (docs/performance.md, The request path). The duration histogram is observed as it comes.
@@ -63,7 +75,7 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
   const modelSeries = new Map<string, ModelSeries>();
   new Counter({
     name: 'modelport_requests_total',
-    help: 'Routed requests answered, by router, model and HTTP status.',
+    help: `Routed requests answered, by ${byRouterAnd}model and HTTP status.`,
     labelNames: labels,
     registers: [registry],
     collect() {
@@ -73,7 +85,7 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
   });
   const duration = new Histogram({
     name: 'modelport_request_duration_seconds',
-    help: 'Time from arrival to the last byte of the answer, by router, model and HTTP status.',
+    help: `Time from arrival to the last byte of the answer, by ${byRouterAnd}model and HTTP status.`,
     labelNames: labels,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [registry],
@@ -83,28 +95,28 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
     new Counter({
       name,
       help,
-      labelNames: ['router', 'model'],
+      labelNames: byRouter ? ['router', 'model'] : ['model'],
       registers: [registry],
       collect() {
         this.reset();
-        for (const series of modelSeries.values()) if (value(series) > 0) this.inc({ router: series.router, model: series.model }, value(series));
+        for (const series of modelSeries.values()) if (value(series) > 0) this.inc(withRouter(series.router, { model: series.model }), value(series));
       },
     });
   new Counter({
     name: 'modelport_tokens_total',
-    help: 'Tokens by router, model and kind (prompt, completion).',
-    labelNames: ['router', 'model', 'kind'],
+    help: `Tokens by ${byRouterAnd}model and kind (prompt, completion).`,
+    labelNames: byRouter ? ['router', 'model', 'kind'] : ['model', 'kind'],
     registers: [registry],
     collect() {
       this.reset();
       for (const { router, model, promptTokens, completionTokens } of modelSeries.values()) {
-        if (promptTokens > 0) this.inc({ router, model, kind: 'prompt' }, promptTokens);
-        if (completionTokens > 0) this.inc({ router, model, kind: 'completion' }, completionTokens);
+        if (promptTokens > 0) this.inc(withRouter(router, { model, kind: 'prompt' }), promptTokens);
+        if (completionTokens > 0) this.inc(withRouter(router, { model, kind: 'completion' }), completionTokens);
       }
     },
   });
-  modelCounter('modelport_cost_usd_total', 'Cost of answered requests in USD, by router and model.', (series) => series.cost);
-  modelCounter('modelport_carbon_grams_total', 'Estimated operational CO2 in grams, by router and model.', (series) => series.carbon);
+  modelCounter('modelport_cost_usd_total', `Cost of answered requests in USD, by ${byRouterAnd}model.`, (series) => series.cost);
+  modelCounter('modelport_carbon_grams_total', `Estimated operational CO2 in grams, by ${byRouterAnd}model.`, (series) => series.carbon);
   const upstreamErrors = new Counter({ name: 'modelport_upstream_errors_total', help: 'Failed upstream calls, by model and error kind.', labelNames: ['model', 'kind'], registers: [registry] });
   const rejections = new Counter({ name: 'modelport_limiter_rejections_total', help: 'Requests refused by a limit, by limit kind and scope (key, router).', labelNames: ['limit', 'scope'], registers: [registry] });
   new Gauge({
@@ -127,7 +139,7 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
   return {
     contentType: registry.contentType,
     observeRequest(record) {
-      const router = record.router_id ?? 'none';
+      const router = byRouter ? (record.router_id ?? 'none') : '';
       const model = record.model ?? 'none';
       const status = String(record.status);
       const name = `${router}\u0000${model}\u0000${status}`;
@@ -139,7 +151,8 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
           totals = { router, model, promptTokens: 0, completionTokens: 0, cost: 0, carbon: 0 };
           modelSeries.set(modelName, totals);
         }
-        series = { labels: { router, model, status }, duration: duration.labels({ router, model, status }), model: totals, requests: 0 };
+        const seriesLabels = withRouter(router, { model, status });
+        series = { labels: seriesLabels, duration: duration.labels(seriesLabels), model: totals, requests: 0 };
         seriesByLabels.set(name, series);
       }
       series.requests += 1;

@@ -197,18 +197,20 @@ export function createAgentExecutionsRepository(db: Kysely<Database>) {
         .where('id', '=', executionId)
         .execute();
     },
-    async find(ownerId: string, executionId: string): Promise<{ execution: ExecutionRecord; steps: StepRecord[] } | undefined> {
-      const row = await db.selectFrom('agent_executions').selectAll().where('id', '=', executionId).where('owner_id', '=', ownerId).executeTakeFirst();
+    /** One execution of the owner; with `madeWith`, only if it was made with that key id. */
+    async find(ownerId: string, executionId: string, madeWith?: string): Promise<{ execution: ExecutionRecord; steps: StepRecord[] } | undefined> {
+      let query = db.selectFrom('agent_executions').selectAll().where('id', '=', executionId).where('owner_id', '=', ownerId);
+      if (madeWith !== undefined) query = query.where('key_id', '=', madeWith);
+      const row = await query.executeTakeFirst();
       if (row === undefined) return undefined;
       const steps = await db.selectFrom('agent_execution_steps').selectAll().where('execution_id', '=', executionId).orderBy('started_at').orderBy('position').execute();
       return { execution: toExecution(row), steps: steps.map(toStep) };
     },
-    async listByAgent(ownerId: string, agentId: string, limit: number): Promise<ExecutionRecord[]> {
-      const rows = await db
-        .selectFrom('agent_executions')
-        .selectAll()
-        .where('owner_id', '=', ownerId)
-        .where('agent_id', '=', agentId)
+    /** The agent's executions, newest first; with `madeWith`, only those made with that key id. */
+    async listByAgent(ownerId: string, agentId: string, limit: number, madeWith?: string): Promise<ExecutionRecord[]> {
+      let query = db.selectFrom('agent_executions').selectAll().where('owner_id', '=', ownerId).where('agent_id', '=', agentId);
+      if (madeWith !== undefined) query = query.where('key_id', '=', madeWith);
+      const rows = await query
         .orderBy('started_at', 'desc')
         .orderBy('id')
         .limit(limit)

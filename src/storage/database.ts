@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -14,6 +14,7 @@ import { budgetsMigration } from './migrations/0007-budgets.js';
 import { usageIndexDuplicateMigration } from './migrations/0008-usage-index-duplicate.js';
 import { customEmbeddingModelsMigration } from './migrations/0010-custom-embedding-models.js';
 import { responsesMigration } from './migrations/0009-responses.js';
+import { signupVerificationsMigration } from './migrations/0011-signup-verifications.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -50,7 +51,10 @@ export function openStorage(url: string): Storage {
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = url.replace(/^sqlite:(\/\/)?/, '');
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true });
+    keepOwnerOnly(file);
+  }
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -58,6 +62,45 @@ export function openStorage(url: string): Storage {
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/** The database file and what SQLite keeps beside it: they hold password hashes, sealed provider keys and usage. */
+export const DATABASE_FILE_MODE = 0o600;
+const SQLITE_SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
+
+/**
+ * Creates the SQLite file owner-only before SQLite opens it, or takes group and other access off an existing one and
+ * its side files. SQLite creates its -wal, -shm and -journal with the database file's own mode (os_unix.c,
+ * findCreateFileMode), so every connection (the usage writer thread's too) inherits it. The mode is set with chmod,
+ * not left to the umask: a umask can only narrow the mode passed to open, and a narrower one (0400) would leave the
+ * file unwritable. A file this user does not own keeps its mode (chmod is refused), as the operator set it.
+ */
+function keepOwnerOnly(file: string): void {
+  let created: number | undefined;
+  try {
+    created = openSync(file, 'wx', DATABASE_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  if (created !== undefined) {
+    try {
+      fchmodSync(created, DATABASE_FILE_MODE);
+    } finally {
+      closeSync(created);
+    }
+    return;
+  }
+  for (const path of [file, ...SQLITE_SIDE_FILES.map((suffix) => `${file}${suffix}`)]) tightenMode(path);
+}
+
+function tightenMode(path: string): void {
+  try {
+    const mode = statSync(path).mode & 0o777;
+    if ((mode & 0o077) !== 0) chmodSync(path, mode & 0o700);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'EPERM') throw error;
+  }
 }
 
 /** Statements kept per SQL text; the gateway's queries are a few dozen shapes (a usage batch of n rows is one each). */
@@ -104,6 +147,7 @@ const migrations: Record<string, Migration> = {
   '0008-usage-index-duplicate': usageIndexDuplicateMigration,
   '0009-responses': responsesMigration,
   '0010-custom-embedding-models': customEmbeddingModelsMigration,
+  '0011-signup-verifications': signupVerificationsMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

@@ -38,6 +38,11 @@ export function createOrganizationsRepository(db: Kysely<Database>, now: () => n
       });
       return { id, name, createdAt: time };
     },
+    /** Organisations this user created, whoever owns them now (what the organisation quota counts). */
+    async countCreatedBy(userId: string): Promise<number> {
+      const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll<number>().as('n')).where('created_by', '=', userId).executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
     async find(id: string): Promise<OrganizationRecord | undefined> {
       const row = await db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
       return row === undefined ? undefined : { id: row.id, name: row.name, createdAt: row.created_at };

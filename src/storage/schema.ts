@@ -214,6 +214,20 @@ export interface ChangeCounterTable {
   version: ColumnType<number, number, number>;
 }
 
+/**
+ * A sign-up waiting for its address to be confirmed: the account is created from it only when the link mailed
+ * to `email` comes back with the password chosen at sign-up (docs/dashboard-api.md, Sign-up and verification).
+ */
+export interface SignupVerificationsTable {
+  /** Hex SHA-256 of the token in the link; the token itself is never stored. */
+  token_hash: string;
+  email: string;
+  /** The chosen password's scrypt hash, the account's once confirmed. */
+  password_hash: string;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
 export interface SessionsTable {
   /** Hex SHA-256 of the cookie's value; the value itself is never stored. */
   id_hash: string;
@@ -261,6 +275,7 @@ export interface Database {
   provider_credentials: ProviderCredentialsTable;
   custom_models: CustomModelsTable;
   sessions: SessionsTable;
+  signup_verifications: SignupVerificationsTable;
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
   key_rotations: KeyRotationsTable;

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { createCspWatch } from '../support/csp-violations.js';
 import { DashboardClient } from '../support/dashboard-client.js';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
 
@@ -16,6 +17,7 @@ describe('dashboard agents in headless Chromium: form with a field error, run, e
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
+  const csp = createCspWatch();
   const shot = (name: string) => page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
 
   before(async () => {
@@ -29,6 +31,7 @@ describe('dashboard agents in headless Chromium: form with a field error, run, e
     assert.equal(router.status, 201);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, reducedMotion: 'reduce', colorScheme: 'light' });
+    await csp.watch(context);
     const [name = '', value = ''] = (user.cookie ?? '').split('=');
     await context.addCookies([{ name, value, url: gateway.origin }]);
     page = await context.newPage();
@@ -104,5 +107,6 @@ describe('dashboard agents in headless Chromium: form with a field error, run, e
     await page.getByRole('link', { name: 'agent:research' }).waitFor();
     await shot('agents');
     assert.deepEqual(pageErrors, []);
+    assert.deepEqual(csp.violations, [], 'the Content-Security-Policy blocked nothing the app did');
   });
 });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createCspWatch } from '../support/csp-violations.js';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -40,6 +41,7 @@ describe('dashboard in headless Chromium: sign up, router, key, SDK call, usage,
   let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
+  const csp = createCspWatch();
   const shot = (name: string, target: Page = page) => target.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
 
   before(async () => {
@@ -48,6 +50,7 @@ describe('dashboard in headless Chromium: sign up, router, key, SDK call, usage,
     gateway = await startGateway();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     context = await browser.newContext({ viewport: { width: 1366, height: 860 }, reducedMotion: 'reduce', colorScheme: 'light' });
+    await csp.watch(context);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.origin });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -69,6 +72,18 @@ describe('dashboard in headless Chromium: sign up, router, key, SDK call, usage,
     await page.getByLabel(/^Password/).fill('correct horse battery staple');
     await shot('signup');
     await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
+    await shot('signup-check-mail');
+    // The mailed link, opened on this server (the harness's public address is a placeholder).
+    const link = gateway.outbox.latestLink('ada@example.com');
+    assert.ok(link !== undefined, 'a confirmation link was mailed');
+    await page.goto(`${gateway.origin}${link.pathname}${link.hash}`);
+    await page.getByLabel(/^Password/).fill('correct horse battery staple');
+    await shot('signup-verify');
+    await page.getByRole('button', { name: 'Confirm and create account' }).click();
+    await page.getByRole('heading', { name: 'Address confirmed' }).waitFor();
+    await shot('signup-verified');
+    await page.getByRole('link', { name: 'Continue to your routers' }).click();
     await page.waitForURL('**/routers');
     await page.getByText('No routers yet').waitFor();
     await shot('routers-empty');
@@ -156,6 +171,7 @@ describe('dashboard in headless Chromium: sign up, router, key, SDK call, usage,
 
   it('fits a phone screen (390 px) without sideways scrolling', async () => {
     const phone = await browser.newContext({ storageState: await context.storageState(), viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, reducedMotion: 'reduce' });
+    await csp.watch(phone);
     try {
       const mobile = await phone.newPage();
       for (const [path, ready] of [
@@ -195,5 +211,6 @@ describe('dashboard in headless Chromium: sign up, router, key, SDK call, usage,
     assert.equal(status, 401);
     await shot('keys-revoked');
     assert.deepEqual(pageErrors, []);
+    assert.deepEqual(csp.violations, [], 'the Content-Security-Policy blocked nothing the app did');
   });
 });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { PlaygroundEmbeddingsView } from '../../src/dashboard/dashboard-api-types.js';
+import { createCspWatch } from '../support/csp-violations.js';
 import { DashboardClient } from '../support/dashboard-client.js';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
 
@@ -33,6 +34,7 @@ describe('dashboard playground in headless Chromium: an embedding router embeds 
   let page: Page;
   let vectors = '';
   const pageErrors: string[] = [];
+  const csp = createCspWatch();
   const shot = (name: string, target: Page = page) => target.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
 
   before(async () => {
@@ -48,6 +50,7 @@ describe('dashboard playground in headless Chromium: an embedding router embeds 
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     context = await browser.newContext({ viewport: { width: 1366, height: 860 }, reducedMotion: 'reduce', colorScheme: 'light' });
+    await csp.watch(context);
     const [name = '', value = ''] = (user.cookie ?? '').split('=');
     await context.addCookies([{ name, value, url: gateway.origin }]);
     page = await context.newPage();
@@ -113,6 +116,7 @@ describe('dashboard playground in headless Chromium: an embedding router embeds 
 
   it('fits a phone screen (390 px) without sideways scrolling', async () => {
     const phone = await browser.newContext({ storageState: await context.storageState(), viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, reducedMotion: 'reduce' });
+    await csp.watch(phone);
     const mobile = await phone.newPage();
     await mobile.goto(`${gateway.origin}/playground?router=${vectors}`);
     await mobile.getByLabel('Inputs').fill(`${HEAT_PUMP}\n${BOILER}`);
@@ -133,5 +137,6 @@ describe('dashboard playground in headless Chromium: an embedding router embeds 
     await meta.waitFor();
     assert.ok(((await meta.textContent()) ?? '').includes('Model: sim:small'));
     assert.deepEqual(pageErrors, []);
+    assert.deepEqual(csp.violations, [], 'the Content-Security-Policy blocked nothing the app did');
   });
 });

@@ -52,6 +52,9 @@ describe('embeddings: the openai SDK → gateway → OpenAI, Azure and Gemini fa
         GEMINI_BASE_URL: gemini.baseUrl,
         GEMINI_API_KEY: 'gemini-key',
         MODELPORT_DEFAULT_RPM: '100000',
+        // /metrics is read below by router: public with router labels, as on a deployment only its operator reaches.
+        MODELPORT_METRICS_PUBLIC: 'true',
+        MODELPORT_METRICS_ROUTER_LABELS: 'true',
       },
       // Two deployments of one model: the same vector space, so fallback between them is allowed.
       models: [SMALL, AZURE_SMALL],

@@ -12,13 +12,22 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 describe('metrics: GET /metrics in the Prometheus text format', () => {
   let gateway: Gateway;
   let guarded: Gateway;
+  let open: Gateway;
+  let closed: Gateway;
   before(async () => {
-    gateway = await startGateway();
+    // The operator of a deployment only they reach makes /metrics public and allows router ids in labels.
+    gateway = await startGateway({ env: { MODELPORT_METRICS_PUBLIC: 'true', MODELPORT_METRICS_ROUTER_LABELS: 'true' } });
     guarded = await startGateway({ env: { MODELPORT_METRICS_TOKEN: 'scrape-token-0123456789' } });
+    // Anyone may sign up, and nothing about metrics is set.
+    open = await startGateway({ env: { MODELPORT_SIGNUP: 'open' } });
+    // Sign-up closed (the default without a mail server), and nothing about metrics is set.
+    closed = await startGateway({ env: { MODELPORT_SIGNUP: 'closed' } });
   });
   after(async () => {
     await gateway.close();
     await guarded.close();
+    await open.close();
+    await closed.close();
   });
 
   it('counts requests, latency, tokens, cost, carbon and budget refusals by router, model and status, with no key in any label', async () => {
@@ -63,4 +72,52 @@ describe('metrics: GET /metrics in the Prometheus text format', () => {
     assert.equal(scraped.status, 200);
     assert.match(await scraped.text(), /modelport_requests_total/);
   });
+
+  it('is refused (401) where anyone may sign up and no token is set, and says what to set; open on a closed deployment', async () => {
+    assert.equal(await chatStatus(open, open.apiKey), 200);
+    const response = await fetch(`${open.origin}/metrics`);
+    assert.equal(response.status, 401);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'invalid_api_key');
+    assert.match(body.error.message, /MODELPORT_METRICS_TOKEN/);
+    // No token the operator never set can open it.
+    assert.equal((await fetch(`${open.origin}/metrics`, { headers: { authorization: 'Bearer ' } })).status, 401);
+    assert.equal((await fetch(`${open.origin}/metrics`, { headers: { authorization: 'Bearer undefined' } })).status, 401);
+    const openPublic = await startGateway({ env: { MODELPORT_SIGNUP: 'open', MODELPORT_METRICS_PUBLIC: 'true' } });
+    try {
+      assert.equal((await fetch(`${openPublic.origin}/metrics`)).status, 200, 'MODELPORT_METRICS_PUBLIC=true opens it');
+    } finally {
+      await openPublic.close();
+    }
+    assert.equal((await fetch(`${closed.origin}/metrics`)).status, 200, 'public where only the operator creates accounts');
+  });
+
+  it('names no router in any label unless MODELPORT_METRICS_ROUTER_LABELS=true: the series add up every router', async () => {
+    const second = await guarded.admin.createRouter({ ownerEmail: guarded.ownerEmail, name: 'second', models: ['sim:small'], strategy: 'cost_optimized' });
+    assert.equal(await chatStatus(guarded, guarded.apiKey), 200);
+    assert.equal(await chatStatus(guarded, guarded.apiKey, second.id), 200);
+    let text = '';
+    for (let tries = 0; tries < 100; tries += 1) {
+      const scraped = await fetch(`${guarded.origin}/metrics`, { headers: { authorization: 'Bearer scrape-token-0123456789' } });
+      assert.equal(scraped.status, 200);
+      text = await scraped.text();
+      if (sample(text, 'modelport_requests_total', { model: 'sim:small', status: '200' }) === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(sample(text, 'modelport_requests_total', { model: 'sim:small', status: '200' }), 2);
+    assert.ok((sample(text, 'modelport_tokens_total', { model: 'sim:small', kind: 'completion' }) ?? 0) > 0);
+    for (const routerId of [guarded.router.id, second.id]) assert.ok(!text.includes(routerId), `metrics contain the router id ${routerId}`);
+    assert.doesNotMatch(text, /router="/);
+  });
 });
+
+/** Status of one chat completion through `gateway` with `apiKey` on its router (or `routerId`). */
+async function chatStatus(gateway: Gateway, apiKey: string, routerId: string = gateway.router.id): Promise<number> {
+  const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: routerId, messages: [{ role: 'user', content: 'metrics please' }] }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}

@@ -47,7 +47,8 @@ describe('Responses API calls are counted like chat completions', () => {
   const newKey = async (name: string, limits: { rpmLimit?: number; tpmLimit?: number } = {}) => gateway.admin.createKey({ ownerEmail: gateway.ownerEmail, name, ...limits });
 
   before(async () => {
-    gateway = await startGateway();
+    // /metrics is read below by router: public with router labels, as on a deployment only its operator reaches.
+    gateway = await startGateway({ env: { MODELPORT_METRICS_PUBLIC: 'true', MODELPORT_METRICS_ROUTER_LABELS: 'true' } });
   });
   after(async () => {
     await gateway.close();

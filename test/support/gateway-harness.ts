@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import type { RequestActivity } from '../../src/lib/request-activity.js';
 import type { RouterRecord } from '../../src/storage/routers-repository.js';
 import { createGatewayDatabase } from './databases.js';
+import { createMailOutbox, registerOutbox, unregisterOutbox, type MailOutbox } from './mail-outbox.js';
 
 export interface Gateway {
   readonly app: App;
@@ -15,6 +16,8 @@ export interface Gateway {
   readonly ownerEmail: string;
   readonly router: RouterRecord;
   readonly apiKey: string;
+  /** The mail the gateway sent (sign-up confirmation links), in place of an SMTP server. */
+  readonly outbox: MailOutbox;
   close(): Promise<void>;
 }
 
@@ -32,6 +35,7 @@ export interface GatewayOptions {
  * A real gateway on a loopback port over a fresh SQLite file (or the database in
  * TEST_DATABASE_URL), seeded with one owner, one router and one key. Circuit
  * breakers and 429 back-offs are off (`MODELPORT_BREAKER_ENABLED=true` in `env` turns them on).
+ * Sign-up is open and its mail goes to `outbox` (`MODELPORT_SIGNUP: ''` in `env` gives the default, closed).
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const database = await createGatewayDatabase();
@@ -47,11 +51,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     // Breakers and 429 back-offs off unless a test turns them on: suites share one gateway and fail
     // models on purpose, and a circuit one test opened would skip the model in the next.
     MODELPORT_BREAKER_ENABLED: 'false',
+    MODELPORT_SIGNUP: 'open',
     // Postgres has no file to keep a generated secret beside.
     ...(database.dialect === 'postgres' ? { MODELPORT_SECRET_KEY: 'test-secret-key-for-the-postgres-pass-0123456789' } : {}),
     ...options.env,
   });
-  const app = await createApp(config, pino({ level: 'silent' }), options.activity === undefined ? {} : { activity: options.activity });
+  const outbox = createMailOutbox();
+  const app = await createApp(config, pino({ level: 'silent' }), { mailer: outbox, ...(options.activity === undefined ? {} : { activity: options.activity }) });
   const admin = createAdminService(app.repositories, app.catalog);
   const ownerEmail = 'owner@example.com';
   await admin.createUser(ownerEmail, 'correct horse battery');
@@ -67,6 +73,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   if (address === null || typeof address === 'string') throw new Error('server has no TCP address');
   const scheme = config.tls ? 'https' : 'http';
   const origin = `${scheme}://127.0.0.1:${address.port}`;
+  registerOutbox(origin, outbox);
   return {
     app,
     admin,
@@ -75,7 +82,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ownerEmail,
     router,
     apiKey,
+    outbox,
     async close() {
+      unregisterOutbox(origin);
       await app.close();
       await database.drop();
     },

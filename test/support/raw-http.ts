@@ -79,6 +79,43 @@ export function rawRequest(origin: string, request: RawRequest): Promise<RawResp
   });
 }
 
+/** What the server sent back to `rawExchange` before it closed the connection, and how long that took. */
+export interface RawExchange {
+  /** `undefined` when the server closed the connection without answering. */
+  readonly response: RawResponse | undefined;
+  readonly closedAfterMs: number;
+}
+
+/**
+ * Bytes written exactly as given, without the request framing `rawRequest` adds (no Host, no
+ * `Connection: close`, no version), for requests Node's parser itself must judge. Resolves when the
+ * server closes the connection; rejects if it has not within `timeoutMs`.
+ */
+export function rawExchange(origin: string, bytes: string | Buffer, timeoutMs = 5000): Promise<RawExchange> {
+  const url = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the connection was still open after ${timeoutMs} ms; received ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 200))}`));
+    }, timeoutMs);
+    socket.on('connect', () => socket.write(bytes));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const received = Buffer.concat(chunks);
+      try {
+        resolve({ response: received.length === 0 ? undefined : parseResponse(received), closedAfterMs: performance.now() - started });
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
 /** Drops interim 1xx responses (e.g. "100 Continue"): the final response follows them. */
 function skipInterim(bytes: Buffer): Buffer {
   let rest = bytes;

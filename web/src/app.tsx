@@ -10,6 +10,7 @@ import { PlaygroundPage } from './pages/playground-page';
 import { RouterDetailPage } from './pages/router-detail-page';
 import { RouterEditPage, RouterNewPage } from './pages/router-form-page';
 import { RoutersPage } from './pages/routers-page';
+import { VerifyPage } from './pages/verify-page';
 import { SessionProvider } from './session/session-context';
 
 // Charts (recharts) are the heaviest part of the app: only pages that plot load them.
@@ -39,6 +40,7 @@ export function App() {
         <Routes>
           <Route path="/signin" element={<AuthPage mode="signin" />} />
           <Route path="/signup" element={<AuthPage mode="signup" />} />
+          <Route path="/signup/verify" element={<VerifyPage />} />
           <Route element={<AppLayout />}>
             <Route index element={<Navigate to="/routers" replace />} />
             <Route path="/routers" element={<RoutersPage />} />

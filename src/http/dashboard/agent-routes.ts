@@ -13,6 +13,8 @@ import { openAIChatSurface } from '../openai-chat/openai-chat-surface.js';
 import { DASHBOARD_PREFIX, sessionOf, withIsoTimes, workspaceOf, type DashboardContext } from './dashboard-context.js';
 import { playgroundKey } from './playground-route.js';
 
+const executionsQuery = Type.Object({ limit: Type.Optional(Type.String()) });
+
 const runSchema = Type.Object(
   {
     input: Type.Optional(Type.String({ maxLength: 100_000 })),
@@ -98,9 +100,9 @@ export function registerAgentRoutes(app: FastifyInstance, { deps, services }: Da
     return reply.status(204).send();
   });
 
-  app.get(`${base}/:name/executions`, async (request) => {
+  app.get<{ Querystring: Static<typeof executionsQuery> }>(`${base}/:name/executions`, { schema: { querystring: executionsQuery } }, async (request) => {
     const workspace = await workspaceOf(request, services);
-    const limit = Number((request.query as { limit?: string }).limit ?? 50);
+    const limit = Number(request.query.limit ?? 50);
     if (!Number.isInteger(limit) || limit < 1) throw errors.invalidRequest('"limit" must be a positive whole number.', 'limit');
     return { executions: (await service().listExecutions(workspace.id, nameOf(request), limit)).map(executionView) };
   });

@@ -13,6 +13,7 @@ import { registerKeyRoutes } from './key-routes.js';
 import { registerPlaygroundEmbeddingsRoute } from './playground-embeddings-route.js';
 import { registerPlaygroundRoute } from './playground-route.js';
 import { registerRouterRoutes } from './router-routes.js';
+import { apiSecurityHeaders } from './security-headers.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
 
@@ -25,6 +26,8 @@ import { registerWorkspaceRoutes } from './workspace-routes.js';
 export async function dashboardApi(app: FastifyInstance, options: { deps: AppDependencies; services: DashboardServices }): Promise<void> {
   const context: DashboardContext = { deps: options.deps, services: options.services };
   const { deps, services } = context;
+  // First: its headers go on every answer, the 401s and 403s of the hook below included.
+  await apiSecurityHeaders(app);
   await app.register(fastifyCookie);
   app.decorateRequest('dashboardSession', null);
   app.decorateRequest('gateway', null as never);

@@ -14,7 +14,8 @@ import { DASHBOARD_PREFIX, withIsoTimes, workspaceOf, type DashboardContext } fr
 import { modelKinds } from './usage-routes.js';
 
 const HOUR = 3_600_000;
-const TRAFFIC_RANGES: Record<string, number> = { '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR };
+const TRAFFIC_RANGES = { '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR } as const;
+const trafficQuery = Type.Object({ range: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h'), Type.Literal('7d')])) });
 
 const modelsSchema = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 });
 const newRouterSchema = Type.Object(
@@ -123,12 +124,10 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
     return reply.status(204).send();
   });
 
-  app.get(`${base}/:id/traffic`, async (request) => {
+  app.get<{ Querystring: Static<typeof trafficQuery> }>(`${base}/:id/traffic`, { schema: { querystring: trafficQuery } }, async (request) => {
     const workspace = await workspaceOf(request, services);
     const router = await findRouter(workspace, (request.params as { id: string }).id);
-    const { range = '24h' } = request.query as { range?: string };
-    const span = TRAFFIC_RANGES[range];
-    if (span === undefined) throw errors.invalidRequest('"range" must be 1h, 24h or 7d.', 'range');
+    const span = TRAFFIC_RANGES[request.query.range ?? '24h'];
     const to = deps.now();
     const hours = resolveRange({ from: String(to - span), to: String(to), bucket: 'hour' }, to);
     const report = await services.usage.traffic(workspace.id, router.id, hours, modelKinds(await catalogOf(workspace)));

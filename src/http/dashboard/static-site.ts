@@ -1,9 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { errors } from '../../lib/errors.js';
+import { siteSecurityHeaders } from './security-headers.js';
 
 /** web/dist of this package, from src/http/dashboard or dist/http/dashboard alike. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../web/dist', import.meta.url));
@@ -18,11 +20,14 @@ export const SPA_ROUTES: readonly string[] = ['signin', 'signup', 'routers', 'ke
 /**
  * Serves the built single-page app: files from `root`, index.html at `/` and on
  * the app's client-side routes, never for /api/… (those keep their JSON 404).
- * Without a build, `/` says how to make one.
+ * Without a build, `/` says how to make one. Every answer carries the site's security headers
+ * (security-headers.ts), index.html the style nonce its CSP allows.
  */
 export async function staticSite(app: FastifyInstance, options: { root: string }): Promise<void> {
   const root = resolve(options.root);
-  const built = existsSync(resolve(root, 'index.html'));
+  const index = resolve(root, 'index.html');
+  const built = existsSync(index);
+  await siteSecurityHeaders(app);
   if (built) await app.register(fastifyStatic, { root, serve: false, cacheControl: false });
 
   app.get('/*', async (request, reply) => {
@@ -34,14 +39,28 @@ export async function staticSite(app: FastifyInstance, options: { root: string }
       throw errors.endpointNotFound(request.method, request.url.split('?')[0] ?? '');
     }
     const file = resolve(root, `.${path}`);
+    if (file === index) return sendIndex(reply, index);
     if (path !== '/' && (file === root || file.startsWith(root + sep)) && existsSync(file) && statSync(file).isFile()) {
       // Vite's hashed assets never change under the same name.
       const immutable = path.startsWith('/assets/');
       return reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache').sendFile(file.slice(root.length + 1));
     }
     if (!isAppRoute) throw errors.endpointNotFound(request.method, request.url.split('?')[0] ?? '');
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    return sendIndex(reply, index);
   });
+}
+
+/**
+ * index.html with `<meta property="csp-nonce" nonce="…">` (Vite's convention) first in its head: the app gives
+ * that nonce to the <style> elements it adds, which this answer's CSP allows. Read on each request, as a rebuilt
+ * app is served without a restart; never cached under a validator, since a 304 would pair an old nonce with a new policy.
+ */
+async function sendIndex(reply: FastifyReply, index: string): Promise<FastifyReply> {
+  const html = await readFile(index, 'utf8');
+  const meta = `<meta property="csp-nonce" nonce="${reply.cspNonce.style}" />`;
+  const head = /<head[^>]*>/i.exec(html);
+  const page = head === null ? `${meta}${html}` : `${html.slice(0, head.index + head[0].length)}\n    ${meta}${html.slice(head.index + head[0].length)}`;
+  return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
 }
 
 function safeDecode(path: string): string {

@@ -1,3 +1,4 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../lib/errors.js';
 import { dismissCall } from '../../pipeline/call-settlement.js';
@@ -8,6 +9,14 @@ import type { StoredResponse } from './response-store.js';
 
 /** The forms of a stored response's address, as for POST …/responses (a router id in the path is not needed, nor checked). */
 const BASES = ['/api/router/responses', '/api/router/v1/responses', '/api/router/:routerId/responses', '/api/router/v1/:routerId/responses'] as const;
+
+const responseQuery = Type.Object({ stream: Type.Optional(Type.String()) });
+const inputItemsQuery = Type.Object({
+  limit: Type.Optional(Type.String()),
+  order: Type.Optional(Type.String()),
+  after: Type.Optional(Type.String()),
+  before: Type.Optional(Type.String()),
+});
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
@@ -32,9 +41,8 @@ export async function storedResponsesApi(app: FastifyInstance, deps: AppDependen
   };
 
   for (const base of BASES) {
-    app.get(`${base}/:responseId`, async (request) => {
-      const query = request.query as { stream?: unknown };
-      if (query.stream === 'true') throw unsupportedParameter('stream', 'a stored response is given whole; its events are not kept.');
+    app.get<{ Querystring: Static<typeof responseQuery> }>(`${base}/:responseId`, { schema: { querystring: responseQuery } }, async (request) => {
+      if (request.query.stream === 'true') throw unsupportedParameter('stream', 'a stored response is given whole; its events are not kept.');
       return (await load(request)).stored.response;
     });
 
@@ -46,9 +54,9 @@ export async function storedResponsesApi(app: FastifyInstance, deps: AppDependen
       return { id, object: 'response', deleted: true };
     });
 
-    app.get(`${base}/:responseId/input_items`, async (request) => {
+    app.get<{ Querystring: Static<typeof inputItemsQuery> }>(`${base}/:responseId/input_items`, { schema: { querystring: inputItemsQuery } }, async (request) => {
       const { stored } = await load(request);
-      return listPage(stored.inputItems, request.query as Record<string, unknown>);
+      return listPage(stored.inputItems, request.query);
     });
   }
 }

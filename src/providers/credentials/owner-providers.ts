@@ -4,6 +4,7 @@ import type { ServerSecret } from '../../lib/server-secret.js';
 import type { ProviderCredentialsRepository } from '../../storage/provider-credentials-repository.js';
 import type { UpstreamHttp } from '../transport/http-client.js';
 import { createChatModelFor, createEmbeddingModelFor } from '../model-factory.js';
+import { isLocalProvider, type LocalProviderGate } from './local-provider-access.js';
 import { openOwnerEndpoint, type OwnerEndpoint } from './owner-credentials.js';
 import type { ProviderPreset } from './provider-presets.js';
 import type { EmbeddingResolver, ModelResolver, ProviderRegistry } from './registry.js';
@@ -11,7 +12,8 @@ import type { EmbeddingResolver, ModelResolver, ProviderRegistry } from './regis
 export interface OwnerProviders {
   /**
    * The models one owner's routers call: the owner's own credentials first,
-   * then the server-wide ones. Cached per owner until invalidate().
+   * then the server-wide ones (the local servers only for owners the operator
+   * named). Cached per owner until invalidate().
    */
   forOwner(ownerId: string): MaybePromise<ModelResolver>;
   /** The embedding models one owner's routers call, resolved as `forOwner` resolves chat models. */
@@ -26,10 +28,17 @@ export interface OwnerProvidersOptions {
   readonly secret: ServerSecret;
   /** Where a preset lives when the owner gave no base URL: the server's address for it. */
   readonly serverBaseUrl: (preset: ProviderPreset) => string;
-  /** For presets at the server's address. */
+  /** Providers whose server address the operator set (`<PREFIX>_BASE_URL`): reached through `http`. @default none */
+  readonly operatorBaseUrls?: ReadonlySet<string>;
+  /** For addresses the operator set. */
   readonly http: UpstreamHttp;
-  /** For base URLs owners supplied: the SSRF-guarded pool, unless the operator allows private upstreams. */
+  /**
+   * For every other address (base URLs owners supplied, the presets' defaults): the SSRF-guarded pool, unless the
+   * operator allows private upstreams.
+   */
   readonly ownerHttp: UpstreamHttp;
+  /** Whether an owner may use the local servers the operator configured (MODELPORT_LOCAL_PROVIDERS). @default nobody */
+  readonly mayUseLocal?: LocalProviderGate;
   readonly defaultMaxTokens?: (provider: string, modelId: string) => number | undefined;
   /** A credential that cannot be used (cannot be opened, bad URL): its provider is unavailable to the owner. */
   readonly onUnusable?: (ownerId: string, provider: string, error: unknown) => void;
@@ -50,9 +59,15 @@ type OwnerEndpoints = ReadonlyMap<string, OwnerEndpoint | undefined> | undefined
  * server-wide registry itself.
  */
 export function createOwnerProviders(options: OwnerProvidersOptions): OwnerProviders {
-  const serverWide: ModelResolver = (provider, modelId) => options.registry.resolve(provider, modelId);
-  const serverWideEmbeddings: EmbeddingResolver = (provider, modelId) => options.registry.resolveEmbedding(provider, modelId);
-  const httpFor = (endpoint: OwnerEndpoint): UpstreamHttp => (endpoint.ownerSuppliedUrl ? options.ownerHttp : options.http);
+  const operatorBaseUrls = options.operatorBaseUrls ?? new Set<string>();
+  const serverWide = serverWideResolvers(options.registry);
+  const atOperatorAddress = (endpoint: OwnerEndpoint) => !endpoint.ownerSuppliedUrl && operatorBaseUrls.has(endpoint.preset.name);
+  const httpFor = (endpoint: OwnerEndpoint): UpstreamHttp => (atOperatorAddress(endpoint) ? options.http : options.ownerHttp);
+  // An owner's key for a local preset without a base URL of their own would call the operator's local server.
+  const usable = (endpoint: OwnerEndpoint, mayUseLocal: boolean) =>
+    endpoint.ownerSuppliedUrl || !isLocalProvider(endpoint.preset.name) || (mayUseLocal && atOperatorAddress(endpoint));
+  const gate = options.mayUseLocal ?? (() => false);
+  const localCache = createPromiseCache<string, boolean>(50_000, async (ownerId) => gate(ownerId));
 
   const loadEndpoints = async (ownerId: string): Promise<OwnerEndpoints> => {
     const records = await options.credentials.listByOwner(ownerId);
@@ -71,17 +86,21 @@ export function createOwnerProviders(options: OwnerProvidersOptions): OwnerProvi
   const endpointsCache = createPromiseCache<string, OwnerEndpoints>(50_000, loadEndpoints);
 
   const loadChat = async (ownerId: string): Promise<ModelResolver> => {
-    const endpoints = await endpointsCache.get(ownerId);
-    if (endpoints === undefined) return serverWide;
-    return ownerResolver(endpoints, serverWide, (endpoint, provider, modelId) =>
-      createChatModelFor(endpoint.preset, endpoint.credentials, modelId, { http: httpFor(endpoint), defaultMaxTokens: options.defaultMaxTokens?.(provider, modelId) }),
+    const [endpoints, mayUseLocal] = await Promise.all([endpointsCache.get(ownerId), localCache.get(ownerId)]);
+    const fallback = mayUseLocal ? serverWide.chat : serverWide.chatWithoutLocal;
+    if (endpoints === undefined) return fallback;
+    return ownerResolver(endpoints, fallback, (endpoint, provider, modelId) =>
+      usable(endpoint, mayUseLocal)
+        ? createChatModelFor(endpoint.preset, endpoint.credentials, modelId, { http: httpFor(endpoint), defaultMaxTokens: options.defaultMaxTokens?.(provider, modelId) })
+        : undefined,
     );
   };
   const loadEmbeddings = async (ownerId: string): Promise<EmbeddingResolver> => {
-    const endpoints = await endpointsCache.get(ownerId);
-    if (endpoints === undefined) return serverWideEmbeddings;
-    return ownerResolver(endpoints, serverWideEmbeddings, (endpoint, _provider, modelId) =>
-      createEmbeddingModelFor(endpoint.preset, endpoint.credentials, modelId, { http: httpFor(endpoint) }),
+    const [endpoints, mayUseLocal] = await Promise.all([endpointsCache.get(ownerId), localCache.get(ownerId)]);
+    const fallback = mayUseLocal ? serverWide.embeddings : serverWide.embeddingsWithoutLocal;
+    if (endpoints === undefined) return fallback;
+    return ownerResolver(endpoints, fallback, (endpoint, _provider, modelId) =>
+      usable(endpoint, mayUseLocal) ? createEmbeddingModelFor(endpoint.preset, endpoint.credentials, modelId, { http: httpFor(endpoint) }) : undefined,
     );
   };
 
@@ -92,6 +111,7 @@ export function createOwnerProviders(options: OwnerProvidersOptions): OwnerProvi
     embeddingsForOwner: (ownerId) => embeddings.get(ownerId),
     invalidate: () => {
       endpointsCache.clear();
+      localCache.clear();
       chat.clear();
       embeddings.clear();
     },
@@ -116,9 +136,22 @@ function ownerResolver<M>(
   };
 }
 
-/** Every owner gets the server-wide registry (servers and tests built without storage). */
-export function serverWideProvidersOnly(registry: ProviderRegistry): OwnerProviders {
-  const resolve: ModelResolver = (provider, modelId) => registry.resolve(provider, modelId);
-  const resolveEmbedding: EmbeddingResolver = (provider, modelId) => registry.resolveEmbedding(provider, modelId);
+/** The server-wide resolvers, each shared by every owner: with the local servers, and without them. */
+function serverWideResolvers(registry: ProviderRegistry) {
+  const chat: ModelResolver = (provider, modelId) => registry.resolve(provider, modelId);
+  const embeddings: EmbeddingResolver = (provider, modelId) => registry.resolveEmbedding(provider, modelId);
+  const chatWithoutLocal: ModelResolver = (provider, modelId) => (isLocalProvider(provider) ? undefined : registry.resolve(provider, modelId));
+  const embeddingsWithoutLocal: EmbeddingResolver = (provider, modelId) => (isLocalProvider(provider) ? undefined : registry.resolveEmbedding(provider, modelId));
+  return { chat, embeddings, chatWithoutLocal, embeddingsWithoutLocal };
+}
+
+/**
+ * Every owner gets the server-wide registry (servers and tests built without storage); the local servers only
+ * when `localForEveryone` (MODELPORT_LOCAL_PROVIDERS=all), since there is no owner to name.
+ */
+export function serverWideProvidersOnly(registry: ProviderRegistry, localForEveryone = false): OwnerProviders {
+  const serverWide = serverWideResolvers(registry);
+  const resolve = localForEveryone ? serverWide.chat : serverWide.chatWithoutLocal;
+  const resolveEmbedding = localForEveryone ? serverWide.embeddings : serverWide.embeddingsWithoutLocal;
   return { forOwner: () => resolve, embeddingsForOwner: () => resolveEmbedding, invalidate: () => undefined };
 }

@@ -14,19 +14,27 @@ export interface ProviderPreset {
   readonly envPrefix: string;
   /** As that provider's own SDK takes it: OpenAI-style ends in `/v1`; Anthropic and Gemini are the bare host. */
   readonly defaultBaseUrl: string;
-  /** Local servers need no key and are always available at their default address. */
+  /** Whether a server-wide key must be set for the provider to be configured (local servers need none). */
   readonly requiresKey: boolean;
+  /**
+   * A model server on the operator's own machine or network (Ollama, vLLM…): configured only when the operator sets
+   * its base URL, and offered only to the owners MODELPORT_LOCAL_PROVIDERS names (local-provider-access.ts).
+   */
+  readonly local?: boolean;
+  /** The variable that sets its base URL. @default `<PREFIX>_BASE_URL` */
+  readonly baseUrlVariable?: string;
   /** For providers configured otherwise than by `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` (Azure, Bedrock). */
   readonly readCredentials?: (environment: Readonly<Record<string, string | undefined>>) => ProviderCredentials | undefined;
 }
 
-const openAICompatible = (name: string, label: string, envPrefix: string, defaultBaseUrl: string, requiresKey = true): ProviderPreset => ({
+const openAICompatible = (name: string, label: string, envPrefix: string, defaultBaseUrl: string, { local = false } = {}): ProviderPreset => ({
   name,
   label,
   wireFormat: 'openai',
   envPrefix,
   defaultBaseUrl,
-  requiresKey,
+  requiresKey: !local,
+  ...(local ? { local } : {}),
 });
 
 export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
@@ -44,6 +52,7 @@ export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
     label: 'Azure OpenAI',
     wireFormat: 'azure',
     envPrefix: 'AZURE_OPENAI',
+    baseUrlVariable: 'AZURE_OPENAI_ENDPOINT',
     defaultBaseUrl: 'https://<resource>.openai.azure.com',
     requiresKey: true,
     readCredentials: readAzureCredentials,
@@ -60,10 +69,10 @@ export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
   openAICompatible('openrouter', 'OpenRouter', 'OPENROUTER', 'https://openrouter.ai/api/v1'),
   openAICompatible('perplexity', 'Perplexity', 'PERPLEXITY', 'https://api.perplexity.ai'),
   openAICompatible('cerebras', 'Cerebras', 'CEREBRAS', 'https://api.cerebras.ai/v1'),
-  openAICompatible('ollama', 'Ollama (local)', 'OLLAMA', 'http://127.0.0.1:11434/v1', false),
-  openAICompatible('vllm', 'vLLM (local)', 'VLLM', 'http://127.0.0.1:8000/v1', false),
-  openAICompatible('lmstudio', 'LM Studio (local)', 'LMSTUDIO', 'http://127.0.0.1:1234/v1', false),
-  openAICompatible('llamacpp', 'llama.cpp server (local)', 'LLAMACPP', 'http://127.0.0.1:8080/v1', false),
+  openAICompatible('ollama', 'Ollama (local)', 'OLLAMA', 'http://127.0.0.1:11434/v1', { local: true }),
+  openAICompatible('vllm', 'vLLM (local)', 'VLLM', 'http://127.0.0.1:8000/v1', { local: true }),
+  openAICompatible('lmstudio', 'LM Studio (local)', 'LMSTUDIO', 'http://127.0.0.1:1234/v1', { local: true }),
+  openAICompatible('llamacpp', 'llama.cpp server (local)', 'LLAMACPP', 'http://127.0.0.1:8080/v1', { local: true }),
 ];
 
 export interface ProviderCredentials {
@@ -78,7 +87,9 @@ export interface ProviderCredentials {
 
 /**
  * Server-wide credentials from the environment: a provider is configured when
- * its key is set, or when it needs none (local servers).
+ * its key is set, a local server when its base URL is set. A local preset's
+ * default address is never used on its own: what answers on the gateway's
+ * loopback is not for every account to call.
  */
 export function readProviderCredentials(environment: Record<string, string | undefined>): Map<string, ProviderCredentials> {
   const credentials = new Map<string, ProviderCredentials>();
@@ -89,11 +100,28 @@ export function readProviderCredentials(environment: Record<string, string | und
       continue;
     }
     const apiKey = nonEmpty(environment[`${preset.envPrefix}_API_KEY`]);
-    const baseUrl = nonEmpty(environment[`${preset.envPrefix}_BASE_URL`]) ?? preset.defaultBaseUrl;
+    const configuredBaseUrl = nonEmpty(environment[baseUrlVariable(preset)]);
     if (preset.requiresKey && apiKey === undefined) continue;
-    credentials.set(preset.name, { baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) });
+    if (preset.local === true && configuredBaseUrl === undefined) continue;
+    credentials.set(preset.name, { baseUrl: configuredBaseUrl ?? preset.defaultBaseUrl, ...(apiKey !== undefined ? { apiKey } : {}) });
   }
   return credentials;
+}
+
+/**
+ * The providers whose base URL the operator set (`<PREFIX>_BASE_URL`, `AZURE_OPENAI_ENDPOINT`): those
+ * addresses are the operator's choice and are connected to as they are. Every other address (a preset's
+ * default, an owner's base URL) goes through the SSRF guard at connection time.
+ */
+export function readOperatorBaseUrls(environment: Readonly<Record<string, string | undefined>>): ReadonlySet<string> {
+  return new Set(PROVIDER_PRESETS.filter((preset) => nonEmpty(environment[baseUrlVariable(preset)]) !== undefined).map((preset) => preset.name));
+}
+
+/** The names of the local presets (Ollama, vLLM, LM Studio, llama.cpp). */
+export const LOCAL_PROVIDER_NAMES: ReadonlySet<string> = new Set(PROVIDER_PRESETS.filter((preset) => preset.local === true).map((preset) => preset.name));
+
+export function baseUrlVariable(preset: ProviderPreset): string {
+  return preset.baseUrlVariable ?? `${preset.envPrefix}_BASE_URL`;
 }
 
 export function findPreset(name: string): ProviderPreset | undefined {

@@ -8,6 +8,11 @@ import { createSimEmbeddingModel } from '../sim/sim-embedding-model.js';
 export interface ProvidersConfig {
   /** Server-wide credentials per provider name (see provider-presets.ts). */
   readonly credentials?: ReadonlyMap<string, ProviderCredentials>;
+  /**
+   * Providers whose base URL the operator set (readOperatorBaseUrls): called through `http`. The others, at
+   * their preset's default address, through `guardedHttp`. @default every provider
+   */
+  readonly operatorBaseUrls?: ReadonlySet<string>;
   readonly sim: SimSettings;
   /** max_tokens to send to providers that require one (Anthropic) when the request has none. */
   readonly defaultMaxTokens?: (provider: string, modelId: string) => number | undefined;
@@ -28,19 +33,23 @@ export interface ProviderRegistry {
   configured(): readonly string[];
 }
 
-/** Builds each model client once and reuses it: nothing is allocated per request. */
-export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHttp): ProviderRegistry {
+/**
+ * Builds each model client once and reuses it: nothing is allocated per request. `guardedHttp` (the SSRF-guarded
+ * pool) serves the addresses the operator did not set. @default http
+ */
+export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHttp, guardedHttp: UpstreamHttp = http): ProviderRegistry {
   // Provider, then model: no `provider:model` string is built per lookup (several per request).
   const models = new Map<string, Map<string, ChatModel>>();
   const embeddingModels = new Map<string, Map<string, EmbeddingModel>>();
   const credentialsByProvider = config.credentials ?? new Map<string, ProviderCredentials>();
+  const httpFor = (provider: string) => (config.operatorBaseUrls === undefined || config.operatorBaseUrls.has(provider) ? http : guardedHttp);
 
   const build = (provider: string, modelId: string): ChatModel | undefined => {
     if (provider === 'sim') return createSimChatModel(config.sim, modelId);
     const preset = findPreset(provider);
     const credentials = credentialsByProvider.get(provider);
     if (preset === undefined || credentials === undefined) return undefined;
-    return createChatModelFor(preset, credentials, modelId, { http, defaultMaxTokens: config.defaultMaxTokens?.(provider, modelId) });
+    return createChatModelFor(preset, credentials, modelId, { http: httpFor(provider), defaultMaxTokens: config.defaultMaxTokens?.(provider, modelId) });
   };
 
   return {
@@ -68,7 +77,7 @@ export function createProviderRegistry(config: ProvidersConfig, http: UpstreamHt
             : undefined
           : preset === undefined || credentials === undefined
             ? undefined
-            : createEmbeddingModelFor(preset, credentials, modelId, { http });
+            : createEmbeddingModelFor(preset, credentials, modelId, { http: httpFor(provider) });
       if (model === undefined) return undefined;
       if (ofProvider === undefined) embeddingModels.set(provider, (ofProvider = new Map()));
       ofProvider.set(modelId, model);

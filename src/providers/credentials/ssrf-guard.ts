@@ -6,12 +6,13 @@ import { classifyAddress, type AddressClass } from './ip-address-class.js';
 import { buildConnector } from '../transport/undici-parts.js';
 
 /**
- * The guard on base URLs owners supply (bring-your-own-key providers): they may
- * point anywhere on the internet, never at the gateway's own network (loopback,
- * private ranges, link-local and cloud metadata, CGNAT…) unless the operator sets
- * MODELPORT_ALLOW_PRIVATE_UPSTREAMS=true. Checked twice:
+ * The guard on upstream addresses the operator did not set: base URLs owners
+ * supply (bring-your-own-key providers) and the presets' default addresses. They
+ * may point anywhere on the internet, never at the gateway's own network
+ * (loopback, private ranges, link-local and cloud metadata, CGNAT…) unless the
+ * operator sets MODELPORT_ALLOW_PRIVATE_UPSTREAMS=true. Checked twice:
  *
- * - when the URL is saved (`checkUpstreamBaseUrl`), with a clear message;
+ * - when an owner's URL is saved (`checkUpstreamBaseUrl`), with a clear message;
  * - at every connection (`createGuardedDispatcher`): the dispatcher resolves the
  *   host itself, checks every address, and hands exactly those addresses to the
  *   socket. What was checked is what is connected to, so a DNS answer that
@@ -129,8 +130,8 @@ export function createGuardedLookup(lookup: LookupFunction = dnsLookup as Lookup
 }
 
 /**
- * A connection pool for owner-supplied upstreams. Literal IP hosts never reach a
- * lookup, so they are checked here; names go through the guarded lookup.
+ * A connection pool for upstreams the operator did not set. Literal IP hosts never
+ * reach a lookup, so they are checked here; names go through the guarded lookup.
  */
 export function createGuardedDispatcher(timeouts: UpstreamTimeouts, lookup?: LookupFunction): Dispatcher {
   const connect = buildConnector({ timeout: timeouts.connectMs, lookup: createGuardedLookup(lookup) });

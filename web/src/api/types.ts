@@ -30,6 +30,8 @@ import type {
   RouterSettingsView,
   RouterView,
   SessionView,
+  SignUpStatusView,
+  SignUpView,
   StrategyView,
   TrafficReportView,
   UsageBreakdownRowView,
@@ -49,6 +51,9 @@ export type User = UserView;
 export type Workspace = WorkspaceView;
 export type Session = SessionView;
 export type AuthResponse = AuthView;
+/** POST /auth/signup: a link was mailed; the same whether or not the address has an account. */
+export type SignUpResponse = SignUpView;
+export type SignUpStatus = SignUpStatusView;
 export type Member = IsoTimes<MemberView>;
 
 /** What a model, and a router of such models, does: `chat` or `embedding`. */

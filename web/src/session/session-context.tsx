@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ApiError, createApiClient, type ApiClient } from '../api/client';
-import type { AuthResponse, Session, Workspace } from '../api/types';
+import type { AuthResponse, Session, SignUpResponse, Workspace } from '../api/types';
 
 const WORKSPACE_STORAGE_KEY = 'modelport.workspace';
 
@@ -14,7 +14,10 @@ export interface SessionState {
   selectWorkspace(id: string): void;
   refresh(): Promise<Session | null>;
   signIn(email: string, password: string): Promise<void>;
+  /** Mails a confirmation link; signs nobody in. */
   signUp(email: string, password: string): Promise<void>;
+  /** The mailed link's token and the password chosen at sign-up: creates the account and signs in. */
+  verify(token: string, password: string): Promise<void>;
   signOut(): Promise<void>;
 }
 
@@ -55,8 +58,8 @@ export function SessionProvider({ children }: { readonly children: ReactNode }) 
   }, [refresh]);
 
   const authenticate = useCallback(
-    async (path: string, email: string, password: string) => {
-      const response = await api.send<AuthResponse>('POST', path, { email, password });
+    async (path: string, body: Record<string, string>) => {
+      const response = await api.send<AuthResponse>('POST', path, body);
       api.setCsrfToken(response.csrfToken);
       await refresh();
     },
@@ -79,8 +82,11 @@ export function SessionProvider({ children }: { readonly children: ReactNode }) 
         setWorkspaceId(id);
       },
       refresh,
-      signIn: (email, password) => authenticate('/auth/signin', email, password),
-      signUp: (email, password) => authenticate('/auth/signup', email, password),
+      signIn: (email, password) => authenticate('/auth/signin', { email, password }),
+      async signUp(email, password) {
+        await api.send<SignUpResponse>('POST', '/auth/signup', { email, password });
+      },
+      verify: (token, password) => authenticate('/auth/verify', { token, password }),
       async signOut() {
         try {
           await api.send('POST', '/auth/signout');
