@@ -42,28 +42,14 @@ export function createChatModelFor(
     case 'gemini':
       return createGeminiChatModel(common, modelId);
     case 'azure': {
-      if (credentials.apiKey === undefined) return undefined;
-      const apiVersion = credentials.options?.apiVersion;
-      return createAzureChatModel(
-        { provider: preset.name, endpoint: credentials.baseUrl, apiKey: credentials.apiKey, http: options.http, ...(apiVersion !== undefined ? { apiVersion } : {}) },
-        modelId,
-      );
+      const settings = azureSettings(preset, credentials, options.http);
+      return settings === undefined ? undefined : createAzureChatModel(settings, modelId);
     }
     case 'bedrock': {
-      const secretAccessKey = credentials.options?.secretAccessKey;
-      if (credentials.apiKey === undefined || secretAccessKey === undefined) return undefined;
-      const sessionToken = credentials.options?.sessionToken;
-      return createBedrockChatModel(
-        {
-          provider: preset.name,
-          region: credentials.options?.region ?? 'us-east-1',
-          baseUrl: credentials.baseUrl,
-          credentials: { accessKeyId: credentials.apiKey, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) },
-          http: options.http,
-          ...(options.defaultMaxTokens !== undefined ? { defaultMaxTokens: options.defaultMaxTokens } : {}),
-        },
-        modelId,
-      );
+      const settings = bedrockSettings(preset, credentials, options.http);
+      return settings === undefined
+        ? undefined
+        : createBedrockChatModel({ ...settings, ...(options.defaultMaxTokens !== undefined ? { defaultMaxTokens: options.defaultMaxTokens } : {}) }, modelId);
     }
     case 'sim':
       return undefined;
@@ -93,30 +79,36 @@ export function createEmbeddingModelFor(
     case 'gemini':
       return createGeminiEmbeddingModel(common, modelId);
     case 'azure': {
-      if (credentials.apiKey === undefined) return undefined;
-      const apiVersion = credentials.options?.apiVersion;
-      return createAzureEmbeddingModel(
-        { provider: preset.name, endpoint: credentials.baseUrl, apiKey: credentials.apiKey, http: options.http, ...(apiVersion !== undefined ? { apiVersion } : {}) },
-        modelId,
-      );
+      const settings = azureSettings(preset, credentials, options.http);
+      return settings === undefined ? undefined : createAzureEmbeddingModel(settings, modelId);
     }
     case 'bedrock': {
-      const secretAccessKey = credentials.options?.secretAccessKey;
-      if (credentials.apiKey === undefined || secretAccessKey === undefined) return undefined;
-      const sessionToken = credentials.options?.sessionToken;
-      return createBedrockEmbeddingModel(
-        {
-          provider: preset.name,
-          region: credentials.options?.region ?? 'us-east-1',
-          baseUrl: credentials.baseUrl,
-          credentials: { accessKeyId: credentials.apiKey, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) },
-          http: options.http,
-        },
-        modelId,
-      );
+      const settings = bedrockSettings(preset, credentials, options.http);
+      return settings === undefined ? undefined : createBedrockEmbeddingModel(settings, modelId);
     }
     case 'anthropic':
     case 'sim':
       return undefined;
   }
+}
+
+/** An Azure resource's settings from its credentials; undefined without a key. */
+function azureSettings(preset: ProviderPreset, credentials: ProviderCredentials, http: UpstreamHttp) {
+  if (credentials.apiKey === undefined) return undefined;
+  const apiVersion = credentials.options?.apiVersion;
+  return { provider: preset.name, endpoint: credentials.baseUrl, apiKey: credentials.apiKey, http, ...(apiVersion !== undefined ? { apiVersion } : {}) };
+}
+
+/** Bedrock's settings from AWS credentials (access key id as the key); undefined without both halves of the key. */
+function bedrockSettings(preset: ProviderPreset, credentials: ProviderCredentials, http: UpstreamHttp) {
+  const secretAccessKey = credentials.options?.secretAccessKey;
+  if (credentials.apiKey === undefined || secretAccessKey === undefined) return undefined;
+  const sessionToken = credentials.options?.sessionToken;
+  return {
+    provider: preset.name,
+    region: credentials.options?.region ?? 'us-east-1',
+    baseUrl: credentials.baseUrl,
+    credentials: { accessKeyId: credentials.apiKey, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) },
+    http,
+  };
 }
