@@ -1,15 +1,22 @@
 /**
  * Routing decision time: one `planRoute` (request profile and prompt token
  * count, eligibility, the strategy's ranking; `auto` also runs its predictor
- * on the prompt) plus the `_meta.routing` it reports, for every strategy, on
- * prompts of about 100, 1,000 and 4,000 tokens, over a router of five catalog
- * models. In-process, no I/O: this is the routing share of the gateway's added latency.
+ * on the prompt, makes its prompt vector and, with exploration, samples) plus the
+ * `_meta.routing` it reports, for every strategy, on prompts of about 100,
+ * 1,000 and 4,000 tokens, over a router of nine catalog models; `auto+fit` is
+ * `auto` with a router fit (router-fit.ts) for all nine. In-process, no I/O:
+ * this is the routing share of the gateway's added latency.
  *
  *   npm run bench:routing [-- --calls 20000]
  */
 import { parseArgs } from 'node:util';
 import { countTextTokens } from '../src/providers/token-counter.js';
 import { createRandom } from '../src/routing/auto/folds.js';
+import { createAutoPredictor } from '../src/routing/auto/auto-predictor.js';
+import { createPromptVectorizer } from '../src/routing/auto/prompt-vector.js';
+import { fitRouter, type RouterLabel } from '../src/routing/auto/router-fit.js';
+import { loadShippedAutoModel } from '../src/routing/auto/shipped-model.js';
+import type { RouterSettings } from '../src/routing/routing-contract.js';
 import { loadShippedCatalog } from '../src/catalog/catalog.js';
 import { planRoute, routingMeta } from '../src/routing/plan-route.js';
 import { STRATEGY_NAMES } from '../src/routing/strategies/routing-strategy.js';
@@ -46,10 +53,49 @@ const percentile = (sorted: Float64Array, q: number): number => sorted[Math.min(
 
 const catalog = loadShippedCatalog();
 const strategies = createStrategyRegistry();
-const models = ['openai:gpt-4o-mini', 'openai:gpt-4o', 'anthropic:claude-sonnet-4-5', 'gemini:gemini-2.5-flash', 'mistral:mistral-small-latest'].filter(
-  (id) => catalog.get(id) !== undefined,
-);
+const models = [
+  'openai:gpt-4o-mini',
+  'openai:gpt-4o',
+  'openai:gpt-4.1-nano',
+  'anthropic:claude-sonnet-4-5',
+  'anthropic:claude-haiku-4-5',
+  'gemini:gemini-2.5-flash',
+  'mistral:mistral-small-latest',
+  'deepseek:deepseek-chat',
+  'groq:llama-3.1-8b-instant',
+].filter((id) => catalog.get(id) !== undefined);
 const random = createRandom(7);
+
+/** A router fit for every model, from labels on synthetic prompts (a planted rule: the cheaper half fail long ones). */
+function benchFit(): RouterSettings['autoFit'] {
+  const autoModel = loadShippedAutoModel();
+  const vectorize = createPromptVectorizer(autoModel);
+  const predictor = createAutoPredictor(autoModel);
+  const labels: RouterLabel[] = [];
+  for (let k = 0; k < 400; k += 1) {
+    const chars = 200 + Math.floor(random() * 6000);
+    const vector = vectorize(syntheticPrompt(chars, random));
+    models.forEach((model, index) => {
+      const right = index % 2 === 0 && chars > 3000 ? random() < 0.3 : random() < 0.8;
+      labels.push({ vector, model, score: right ? 1 : 0 });
+    });
+  }
+  return fitRouter({
+    labels,
+    priorAbility: (id) => {
+      const entry = catalog.get(id);
+      if (entry === undefined) throw new Error(`no catalog model ${id}`);
+      return predictor.abilityOf(entry);
+    },
+  });
+}
+const fitStarted = performance.now();
+const autoFit = benchFit();
+process.stdout.write(`Router fit for auto+fit: ${autoFit?.labels ?? 0} labels, ${models.length} models, ${(performance.now() - fitStarted).toFixed(0)} ms\n`);
+const cells: { name: string; strategy: string; settings: RouterSettings }[] = [
+  ...STRATEGY_NAMES.map((strategy) => ({ name: strategy, strategy, settings: {} })),
+  ...(autoFit === undefined ? [] : [{ name: 'auto+fit', strategy: 'auto', settings: { autoFit } }]),
+];
 const rows: { strategy: string; tokens: number; p50: number; p99: number; mean: number }[] = [];
 process.stdout.write(`Routing decision time: planRoute + _meta.routing over ${models.length} models, ${calls} calls per cell, Node ${process.version}\n\n`);
 process.stdout.write('STRATEGY            TOKENS  CHARS   p50 µs  p99 µs  mean µs\n');
@@ -59,8 +105,8 @@ for (const tokens of [100, 1000, 4000]) {
   const charsPerToken = probe.length / countTextTokens(probe);
   const prompts = Array.from({ length: 64 }, () => syntheticPrompt(Math.round(tokens * charsPerToken), random));
   const chars = Math.round(prompts.reduce((sum, prompt) => sum + prompt.length, 0) / prompts.length);
-  for (const strategy of STRATEGY_NAMES) {
-    const router = { strategy, models, settings: {} };
+  for (const { name, strategy, settings } of cells) {
+    const router = { strategy, models, settings };
     const decide = (prompt: string) => {
       const plan = planRoute({
         router,
@@ -84,10 +130,10 @@ for (const tokens of [100, 1000, 4000]) {
     }
     if (sink !== calls * models.length) throw new Error(`expected every model to be a candidate, got ${sink / calls} on average`);
     times.sort();
-    const row = { strategy, tokens, p50: percentile(times, 0.5), p99: percentile(times, 0.99), mean: times.reduce((sum, value) => sum + value, 0) / calls };
+    const row = { strategy: name, tokens, p50: percentile(times, 0.5), p99: percentile(times, 0.99), mean: times.reduce((sum, value) => sum + value, 0) / calls };
     rows.push(row);
     process.stdout.write(
-      `${strategy.padEnd(18)}  ${String(tokens).padStart(6)}  ${String(chars).padStart(5)}  ${row.p50.toFixed(1).padStart(6)}  ${row.p99.toFixed(1).padStart(6)}  ${row.mean.toFixed(1).padStart(7)}\n`,
+      `${name.padEnd(18)}  ${String(tokens).padStart(6)}  ${String(chars).padStart(5)}  ${row.p50.toFixed(1).padStart(6)}  ${row.p99.toFixed(1).padStart(6)}  ${row.mean.toFixed(1).padStart(7)}\n`,
     );
   }
 }

@@ -19,8 +19,8 @@ import { parseArgs } from 'node:util';
 import { parseRoutingDataset } from '../src/routing/auto/dataset.js';
 import { DEFAULT_FEATURE_CONFIG } from '../src/routing/auto/features.js';
 import { foldsBySubject } from '../src/routing/auto/folds.js';
-import { buildFeatureMatrix, OUTCOME_CLASSES, trainJointOutcomes } from '../src/routing/auto/train.js';
-import { ANCHORS, LENGTH_PRIOR, STRONG_ANCHOR, TRAIN_OPTIONS, WEAK_ANCHOR } from '../src/routing/auto/training-setup.js';
+import { buildFeatureMatrix, OUTCOME_CLASSES, trainJointOutcomes, trainMetaOnly, metaShares } from '../src/routing/auto/train.js';
+import { ANCHORS, FAMILIARITY_GATE, LENGTH_PRIOR, STRONG_ANCHOR, TRAIN_OPTIONS, WEAK_ANCHOR } from '../src/routing/auto/training-setup.js';
 import { encodeWeightsFile } from '../src/routing/auto/weights-file.js';
 
 const DEFAULT_DATA = fileURLToPath(new URL('../../shared/data/routing/mmlu.jsonl', import.meta.url));
@@ -59,6 +59,7 @@ if (holdout !== undefined) {
   rows = rows.filter((index) => foldOf[index] !== holdout - 1);
 }
 const trained = trainJointOutcomes(matrix, { weak, strong }, rows, TRAIN_OPTIONS);
+const metaOnly = trainMetaOnly(matrix, { weak, strong }, rows, TRAIN_OPTIONS);
 const seconds = (performance.now() - started) / 1000;
 
 const file = encodeWeightsFile({
@@ -68,6 +69,8 @@ const file = encodeWeightsFile({
   anchors: ANCHORS,
   classes: OUTCOME_CLASSES,
   lengthPrior: LENGTH_PRIOR,
+  gate: FAMILIARITY_GATE,
+  fallback: { weights: metaOnly.weights, biases: metaOnly.biases, shares: metaShares(matrix, rows) },
   training: {
     data: basename(dataPath),
     dataSha256: createHash('sha256').update(text).digest('hex'),
@@ -78,6 +81,7 @@ const file = encodeWeightsFile({
     metaPenalty: TRAIN_OPTIONS.metaPenalty ?? null,
     iterations: trained.iterations,
     loss: Number(trained.loss.toFixed(6)),
+    metaOnlyLoss: Number(metaOnly.loss.toFixed(6)),
     regenerate: 'npm run train:router',
   },
 });

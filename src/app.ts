@@ -33,6 +33,7 @@ import { migrateToLatest, openStorage, sqliteFilePath, type Storage } from './st
 import { createRepositories, type Repositories } from './storage/repositories.js';
 import { createSqliteUsageWriterThread } from './storage/sqlite-usage-writer-thread.js';
 import { createInlineUsageWriter, type UsageWriter } from './storage/usage-writer.js';
+import { startRouterRefitWorker, type RouterRefitWorker } from './workers/router-refit-worker.js';
 
 export interface App {
   readonly server: FastifyInstance;
@@ -53,6 +54,8 @@ export interface App {
   readonly secret: ServerSecret;
   /** Owners' agents, with the routing engine to run them (the CLI's `agent run` uses it in-process). */
   readonly agents: AgentService;
+  /** Refits `auto` routers from their labels in the background and prunes their routing samples. */
+  readonly refit: RouterRefitWorker;
   /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
   close(): Promise<void>;
 }
@@ -192,6 +195,26 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       budgets,
     },
   });
+  const loadAutoModel = async () => (await import('./routing/auto/shipped-model.js')).loadShippedAutoModel();
+  const routerLearning = {
+    repositories,
+    catalog,
+    now,
+    autoModel: loadAutoModel,
+    flushUsage: () => usage.flush(),
+    // A request's record waits about one flush interval in another instance's queue; feedback waits no longer than 5 s.
+    usageSettleMs: Math.min(config.usageFlushMs + 250, 5000),
+  };
+  const refit = startRouterRefitWorker(
+    {
+      repositories,
+      now,
+      catalogFor: async (ownerId) => ownerCatalogs.forOwner(ownerId),
+      autoModel: loadAutoModel,
+      onError: (error, routerId) => logger.warn({ err: error, routerId }, 'router refit failed; will retry'),
+    },
+    { intervalMs: config.routerRefitIntervalMs, samplesPerRouter: config.routingSamplesPerRouter },
+  );
   const responses = createResponseStore(repositories.responses, {
     retentionMs: config.responsesRetentionDays * 86_400_000,
     maxBytes: config.responsesMaxBytes,
@@ -215,10 +238,12 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       isServerModel,
       agents,
       responses,
+      routerLearning,
       dashboard: {
         services: createDashboardServices(storage, repositories, catalog, now, {
           loginThrottle: { attemptsPerIp: config.preAuth.attemptsPerIp, failuresPerEmail: config.preAuth.failuresPerEmail, redis: cluster.link?.client, redisPrefix: config.redisPrefix },
           passwordHashing: { concurrency: config.preAuth.hashConcurrency, queue: config.preAuth.hashQueue },
+          learning: routerLearning,
           signUp: createSignUpSettings(
             config.accounts,
             `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${config.port}`,
@@ -262,12 +287,14 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     rateLimiter,
     secret,
     agents,
+    refit,
     close() {
       closing ??= (async () => {
         changes.stop();
         const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
         await Promise.race([server.close(), deadline]);
         responses.close();
+        await refit.stop();
         await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
         await dispatcher.close();
         if (ownerDispatcher !== dispatcher) await ownerDispatcher.close();

@@ -81,6 +81,8 @@ const environmentSchema = z.object({
   MODELPORT_WORKER_HEADER: bool.default(false),
   MODELPORT_RESPONSES_RETENTION_DAYS: int(1).max(3650).default(30),
   MODELPORT_RESPONSES_MAX_BYTES: int(0).default(10 * 1024 * 1024),
+  MODELPORT_ROUTER_REFIT_INTERVAL_MS: int(10).max(2 ** 31 - 1).default(30_000),
+  MODELPORT_ROUTING_SAMPLES_PER_ROUTER: int(1).default(20_000),
   MODELPORT_SIGNUP: z.enum(['open', 'closed']).optional(),
   MODELPORT_SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
   MODELPORT_MAIL_FROM: z.string().min(3).optional(),
@@ -159,6 +161,10 @@ export interface Config {
   readonly responsesRetentionDays: number;
   /** Largest stored form of a response, its input items included (MODELPORT_RESPONSES_MAX_BYTES); 0 stores none. @default 10 MiB */
   readonly responsesMaxBytes: number;
+  /** How often each instance looks for `auto` routers whose labels changed, to refit them (MODELPORT_ROUTER_REFIT_INTERVAL_MS). @default 30000 */
+  readonly routerRefitIntervalMs: number;
+  /** Routing samples (prompt features of auto requests, for feedback) kept per router (MODELPORT_ROUTING_SAMPLES_PER_ROUTER). @default 20000 */
+  readonly routingSamplesPerRouter: number;
   /** Dashboard accounts: who may sign up, how confirmation links reach them, what one account may create. */
   readonly accounts: AccountSettings;
 }
@@ -287,6 +293,8 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     workerHeader: env.MODELPORT_WORKER_HEADER,
     responsesRetentionDays: env.MODELPORT_RESPONSES_RETENTION_DAYS,
     responsesMaxBytes: env.MODELPORT_RESPONSES_MAX_BYTES,
+    routerRefitIntervalMs: env.MODELPORT_ROUTER_REFIT_INTERVAL_MS,
+    routingSamplesPerRouter: env.MODELPORT_ROUTING_SAMPLES_PER_ROUTER,
     accounts: {
       signUp: env.MODELPORT_SIGNUP ?? (env.MODELPORT_SMTP_URL !== undefined ? 'open' : 'closed'),
       smtp: env.MODELPORT_SMTP_URL !== undefined && env.MODELPORT_MAIL_FROM !== undefined ? { url: env.MODELPORT_SMTP_URL, from: env.MODELPORT_MAIL_FROM } : undefined,

@@ -20,6 +20,7 @@ const RECORD: UsageRecordRow = {
   latency_ms: 312.5,
   carbon_grams: 0.0123,
   attempts: 2,
+  counterfactual_cost_usd: 0.0000412,
 };
 
 describe('toUsageRow', () => {
@@ -41,6 +42,7 @@ describe('toUsageRow', () => {
       latencyMs: 312.5,
       carbonGrams: 0.0123,
       attempts: 2,
+      counterfactualCostUsd: 0.0000412,
     });
   });
 

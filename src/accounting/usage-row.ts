@@ -21,6 +21,8 @@ export interface UsageRow {
   readonly latencyMs: number;
   readonly carbonGrams: number;
   readonly attempts: number;
+  /** `auto` routers: what the same tokens would have cost on the router's strongest model (catalog prices); null otherwise. */
+  readonly counterfactualCostUsd: number | null;
 }
 
 /** The one mapping from a stored usage record to the row people see. */
@@ -42,11 +44,15 @@ export function toUsageRow(row: UsageRecordRow): UsageRow {
     latencyMs: row.latency_ms,
     carbonGrams: row.carbon_grams,
     attempts: row.attempts,
+    counterfactualCostUsd: row.counterfactual_cost_usd,
   };
 }
 
+/** What a call's usage record is made from: the row without its derived total; no counterfactual but for `auto` routers. */
+export type UsageRecordInput = Omit<UsageRow, 'totalTokens' | 'counterfactualCostUsd'> & { readonly counterfactualCostUsd?: number | null | undefined };
+
 /** The one mapping from a call's usage to the stored record (the total is derived, never passed). */
-export function toUsageRecord(row: Omit<UsageRow, 'totalTokens'>): NewUsageRecord {
+export function toUsageRecord(row: UsageRecordInput): NewUsageRecord {
   return {
     id: row.id,
     created_at: row.createdAt,
@@ -64,5 +70,6 @@ export function toUsageRecord(row: Omit<UsageRow, 'totalTokens'>): NewUsageRecor
     latency_ms: row.latencyMs,
     carbon_grams: row.carbonGrams,
     attempts: row.attempts,
+    counterfactual_cost_usd: row.counterfactualCostUsd ?? null,
   };
 }

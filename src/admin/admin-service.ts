@@ -63,7 +63,7 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
     return user;
   };
 
-  const routerAdmin = createRouterAdmin(repositories, catalog, ownerByEmail);
+  const routerAdmin = createRouterAdmin(repositories, catalog, ownerByEmail, now);
   return {
     ...createProviderAdmin(repositories, catalog, ownerByEmail, providers),
     ...createCustomModelAdmin(repositories, catalog, ownerByEmail),

@@ -7,9 +7,10 @@ import type { Repositories } from '../storage/repositories.js';
 import type { RouterChanges, RouterRecord } from '../storage/routers-repository.js';
 import type { UserRow } from '../storage/schema.js';
 import { AdminInputError } from './admin-errors.js';
-import { calibrateRouter } from '../routing/auto/calibrate-router.js';
 import type { RoutingDataset } from '../routing/auto/dataset.js';
 import { applySettingsChange, isEmptySettingsChange, validateRouterSettings, type RouterSettingsChange } from './router-settings-input.js';
+import { calibrateRouterFromExamples, recordFeedback, routerSavings, type CalibrationResult, type SavingsBucket, type SavingsReport } from './router-learning.js';
+import type { RoutingLabel } from '../storage/routing-labels-repository.js';
 
 export interface NewRouterRequest {
   readonly ownerEmail: string;
@@ -44,7 +45,7 @@ function checkLimit(value: number | null | undefined, flag: string): void {
  * Creating and changing routers. Every write bumps the change counter, so
  * running servers drop their cached copy within MODELPORT_CHANGE_POLL_MS.
  */
-export function createRouterAdmin(repositories: Repositories, catalog: ModelCatalog, ownerByEmail: (email: string) => Promise<UserRow>) {
+export function createRouterAdmin(repositories: Repositories, catalog: ModelCatalog, ownerByEmail: (email: string) => Promise<UserRow>, now: () => number = Date.now) {
   const checkName = (name: string): string => {
     if (name.trim() === '') throw new AdminInputError('A router needs a name.');
     return name.trim();
@@ -136,26 +137,28 @@ export function createRouterAdmin(repositories: Repositories, catalog: ModelCata
     },
 
     /**
-     * Fits the `auto` abilities of the router's models from labelled examples
-     * and stores them in its settings (kept for models the examples do not score).
+     * Stores labelled examples as the router's calibration labels and fits its `auto` router on all its labels
+     * (router-learning.ts), so its next request routes with the fit.
      */
-    async calibrateRouter(input: { readonly ownerEmail: string; readonly id: string; readonly examples: RoutingDataset }): Promise<{ router: RouterRecord; ignored: readonly string[] }> {
+    async calibrateRouter(input: { readonly ownerEmail: string; readonly id: string; readonly examples: RoutingDataset }): Promise<CalibrationResult> {
       const owner = await ownerByEmail(input.ownerEmail);
       const current = await repositories.routers.findById(input.id);
       if (current === undefined || current.ownerId !== owner.id) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
-      if (routerKind(current.models, await ownerCatalog(owner.id)) === 'embedding') {
-        throw new AdminInputError('Calibration fits the auto strategy, which predicts the quality of chat answers; an embedding router does not use it.');
-      }
-      // Loaded on use: the weights are a few MB that no other admin operation needs.
-      const { loadShippedAutoModel } = await import('../routing/auto/shipped-model.js');
-      const { abilities, ignored } = calibrateRouter(loadShippedAutoModel(), current.models, (id) => catalog.get(id), input.examples);
-      if (Object.keys(abilities).length === 0) {
-        throw new AdminInputError(`The examples score none of the router's models (${current.models.join(', ')}); score them by their provider:model ids.`);
-      }
-      const settings = applySettingsChange(current.settings, { autoAbilities: { ...current.settings.autoAbilities, ...abilities } });
-      const updated = await repositories.routers.update(owner.id, input.id, { settings });
-      if (updated === undefined) throw new AdminInputError(`No router ${input.id} belongs to ${input.ownerEmail}.`);
-      return { router: updated, ignored };
+      return calibrateRouterFromExamples({ repositories, catalog, now }, { ownerId: owner.id, routerId: input.id, examples: input.examples });
+    },
+
+    /** Feedback on an answered `auto` request of the owner's (router-learning.ts); an unknown request is an input error. */
+    async recordFeedback(input: { readonly ownerEmail: string; readonly requestId: string; readonly raterId: string; readonly score: number; readonly comment?: string | undefined }): Promise<RoutingLabel> {
+      const owner = await ownerByEmail(input.ownerEmail);
+      const result = await recordFeedback({ repositories, catalog, now }, { ownerId: owner.id, requestId: input.requestId, raterId: input.raterId, score: input.score, comment: input.comment });
+      if (result.label === undefined) throw new AdminInputError(result.notFound);
+      return result.label;
+    },
+
+    /** A router's cost against always using its strongest model, per hour or day (router-learning.ts). */
+    async routerSavings(input: { readonly ownerEmail: string; readonly routerId: string; readonly from: number; readonly to: number; readonly bucket: SavingsBucket }): Promise<SavingsReport> {
+      const owner = await ownerByEmail(input.ownerEmail);
+      return routerSavings({ repositories }, { ownerId: owner.id, routerId: input.routerId, from: input.from, to: input.to, bucket: input.bucket });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouterSettings } from '../routing/routing-contract.js';
+import type { RouterFit, RouterSettings } from '../routing/routing-contract.js';
 import { AdminInputError } from './admin-errors.js';
 
 /**
@@ -28,6 +28,20 @@ const routerSettingsSchema = z.strictObject({
       }),
     )
     .optional(),
+  exploration: z.number({ error: 'must be a number' }).min(0, { error: 'must be 0 or more' }).max(1, { error: 'must be at most 1' }).optional(),
+  // Written by the fit (src/routing/auto/router-fit.ts), never typed by people: checked for shape, its extra fields kept.
+  autoFit: z
+    .looseObject({
+      version: z.literal(1),
+      vectorVersion: z.number().int(),
+      fittedAt: z.string(),
+      labels: z.number().int().min(0),
+      models: z.record(
+        z.string(),
+        z.looseObject({ weights: z.array(z.number().refine(Number.isFinite)), labels: z.number().int().min(0), uncertainty: z.number().min(0) }),
+      ),
+    })
+    .optional(),
 });
 
 export type RouterWeights = NonNullable<RouterSettings['weights']>;
@@ -41,12 +55,14 @@ export function validateRouterSettings(input: unknown): RouterSettings {
     const detail = issue?.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
     throw new AdminInputError(`Invalid router setting ${path}: ${detail}.`);
   }
-  const { weights, qualityTarget, maxCostPerRequestUsd, autoAbilities } = parsed.data;
+  const { weights, qualityTarget, maxCostPerRequestUsd, autoAbilities, exploration, autoFit } = parsed.data;
   return {
     ...(weights !== undefined ? { weights: withoutUndefined(weights) } : {}),
     ...(qualityTarget !== undefined ? { qualityTarget } : {}),
     ...(maxCostPerRequestUsd !== undefined ? { maxCostPerRequestUsd } : {}),
     ...(autoAbilities !== undefined && Object.keys(autoAbilities).length > 0 ? { autoAbilities } : {}),
+    ...(exploration !== undefined ? { exploration } : {}),
+    ...(autoFit !== undefined ? { autoFit: autoFit as RouterFit } : {}),
   };
 }
 
@@ -56,11 +72,16 @@ export interface RouterSettingsChange {
   readonly qualityTarget?: number | null | undefined;
   readonly maxCostPerRequestUsd?: number | null | undefined;
   readonly autoAbilities?: RouterSettings['autoAbilities'] | null | undefined;
+  /** The share of `auto` requests that explore; `null` goes back to the default (docs/routing.md). */
+  readonly exploration?: number | null | undefined;
+  readonly autoFit?: RouterFit | null | undefined;
 }
+
+const SETTING_KEYS = ['weights', 'qualityTarget', 'maxCostPerRequestUsd', 'autoAbilities', 'exploration', 'autoFit'] as const satisfies readonly (keyof RouterSettingsChange)[];
 
 export function applySettingsChange(current: RouterSettings, change: RouterSettingsChange): RouterSettings {
   const next: { -readonly [K in keyof RouterSettings]: RouterSettings[K] } = { ...current };
-  for (const key of ['weights', 'qualityTarget', 'maxCostPerRequestUsd', 'autoAbilities'] as const) {
+  for (const key of SETTING_KEYS) {
     const value = change[key];
     if (value === null) delete next[key];
     else if (value !== undefined) Object.assign(next, { [key]: value });
@@ -70,7 +91,7 @@ export function applySettingsChange(current: RouterSettings, change: RouterSetti
 
 /** Whether a change would change anything at all. */
 export function isEmptySettingsChange(change: RouterSettingsChange): boolean {
-  return change.weights === undefined && change.qualityTarget === undefined && change.maxCostPerRequestUsd === undefined && change.autoAbilities === undefined;
+  return SETTING_KEYS.every((key) => change[key] === undefined);
 }
 
 /**

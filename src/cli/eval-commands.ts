@@ -34,6 +34,7 @@ function resultJson(result: RoutingEvaluationResult, predictions: string): JsonO
           position: ability?.position ?? null,
           offset: ability?.offset ?? null,
           abilitySource: ability?.source ?? null,
+          calibrationPrompts: ability?.calibrationPrompts ?? null,
         };
       }),
       weak: report.weak ?? null,
@@ -82,6 +83,8 @@ const evalRouting: CommandSpec = {
     "file's scores are read only afterwards, to score the predictions), writes one line per prompt to --predictions,",
     'and prints APGR, CPT(50%) and CPT(80%) (two models), AIQ and the cost to reach 95% of the best single model',
     "(any number), for auto and the baselines random, prompt-length, always-cheapest, always-best and oracle.",
+    "With --calibration, auto adds the router's own fit on those labelled prompts (what `router calibrate` stores) to each",
+    "model's prior, and the mean-accuracy router (each model's mean score on them, the same for every prompt) joins the baselines.",
     '--data and --calibration are JSON lines like {"prompt": "...", "scores": {"<model>": 0|1}}; --models maps each',
     'scored model to {"input_price": USD/1M, "output_price": USD/1M, "size"?: "8B"}. Cost per prompt: characters/4',
     'prompt tokens plus 256 completion tokens. Reads no database.',
@@ -89,7 +92,7 @@ const evalRouting: CommandSpec = {
   options: {
     data: { type: 'string', required: true, valueName: 'file.jsonl', description: 'Labelled prompts to route and score' },
     models: { type: 'string', required: true, valueName: 'models.json', description: 'Prices (and optional size) of every scored model' },
-    calibration: { type: 'string', valueName: 'calib.jsonl', description: 'Labelled prompts to fit the abilities of the models they score' },
+    calibration: { type: 'string', valueName: 'calib.jsonl', description: 'Labelled prompts to fit the router to (per model, which prompts it wins), as `router calibrate` does' },
     predictions: { type: 'string', required: true, valueName: 'out.jsonl', description: 'Where to write {"predicted": {"<model>": p}} per prompt' },
     weights: { type: 'string', valueName: 'weights.json', description: 'Weights other than the shipped ones (npm run train:router -- --out), e.g. trained with subjects held out' },
   },

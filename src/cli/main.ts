@@ -4,6 +4,7 @@ import type { Storage } from '../storage/database.js';
 import { InvalidConfigurationError, UsageError, type CommandContext, type CommandSpec, type InProcessGateway, type OptionValues } from './command.js';
 import { agentCommands } from './agent-commands.js';
 import { evalCommands } from './eval-commands.js';
+import { feedbackCommands } from './feedback-commands.js';
 import { COMMON_OPTIONS, renderCommandHelp, renderNounHelp, renderOverview } from './help.js';
 import { keyCommands } from './key-commands.js';
 import { modelCommands } from './model-commands.js';
@@ -23,12 +24,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...modelCommands,
   ...modelsCommands,
   ...usageCommands,
+  ...feedbackCommands,
   ...agentCommands,
   ...evalCommands,
 ];
 
-/** Nouns that do something useful without a verb (`modelport models`). */
-const DEFAULT_VERBS: Readonly<Record<string, string>> = { models: 'list' };
+/** Nouns that do something useful without a verb (`modelport models`, `modelport feedback <request-id>`). */
+const DEFAULT_VERBS: Readonly<Record<string, string>> = { models: 'list', feedback: 'add' };
 
 export const EXIT_OK = 0;
 /** Refused input (AdminInputError), bad configuration or a failure such as an unreachable database. */
@@ -86,7 +88,15 @@ function resolve(argv: readonly string[]): Resolved {
     throw new UsageError(`"modelport ${first}" needs a verb: ${verbs}.`, first);
   }
   const command = commands.find((candidate) => candidate.verb === second);
-  if (command === undefined) throw new UsageError(`Unknown command "${first} ${second}". "${first}" has: ${verbs}.`, first);
+  if (command === undefined) {
+    // A word that is no verb is the default command's positional argument (`modelport feedback req_...`).
+    const fallback = commands.find((candidate) => candidate.verb === DEFAULT_VERBS[first] && candidate.positional !== undefined);
+    if (fallback !== undefined) {
+      const rest = argv.slice(1);
+      return rest.some(isHelpFlag) ? { kind: 'help', text: renderCommandHelp(fallback) } : { kind: 'command', command: fallback, args: rest };
+    }
+    throw new UsageError(`Unknown command "${first} ${second}". "${first}" has: ${verbs}.`, first);
+  }
   const args = argv.slice(2);
   if (args.some(isHelpFlag)) return { kind: 'help', text: renderCommandHelp(command) };
   return { kind: 'command', command, args };

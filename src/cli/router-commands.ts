@@ -3,7 +3,7 @@ import type { RouterWithOwner } from '../admin/admin-service.js';
 import { describeBudget, parseBudgetFlags } from '../admin/budget-admin.js';
 import { applySettingsChange, formatWeights, parseSettingNumber, parseWeights, type RouterSettingsChange } from '../admin/router-settings-input.js';
 import type { ModelKind } from '../catalog/catalog.js';
-import type { RouterSettings } from '../routing/routing-contract.js';
+import type { RouterFit, RouterSettings } from '../routing/routing-contract.js';
 import { STRATEGY_NAMES } from '../routing/strategies/routing-strategy.js';
 import { parseWholeNumber } from '../admin/admin-service.js';
 import { splitList, type CommandSpec, type OptionSpec, type OptionValues } from './command.js';
@@ -39,10 +39,21 @@ function settingsJson(settings: RouterSettings): JsonObject {
       weights === undefined ? null : { cost: weights.cost ?? 0, latency: weights.latency ?? 0, quality: weights.quality ?? 0, carbon: weights.carbon ?? 0 },
     qualityTarget: settings.qualityTarget ?? null,
     maxCostPerRequestUsd: settings.maxCostPerRequestUsd ?? null,
-    // Only once calibrated (router calibrate), so routers without it print as before.
+    // Only once set or calibrated, so routers without them print as before.
     ...(settings.autoAbilities === undefined
       ? {}
       : { autoAbilities: Object.fromEntries(Object.entries(settings.autoAbilities).map(([id, ability]) => [id, { ...ability }])) }),
+    ...(settings.exploration === undefined ? {} : { exploration: settings.exploration }),
+    ...(settings.autoFit === undefined ? {} : { autoFit: fitJson(settings.autoFit) }),
+  };
+}
+
+/** A router's fit as people read it: when, from how many labels, per model; the weights stay in the database. */
+function fitJson(fit: RouterFit): JsonObject {
+  return {
+    fittedAt: fit.fittedAt,
+    labels: fit.labels,
+    models: Object.fromEntries(Object.entries(fit.models).map(([id, model]) => [id, { labels: model.labels }])),
   };
 }
 
@@ -54,6 +65,7 @@ const SETTINGS_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     description: 'balanced: weights ≥ 0 of each criterion, left-out ones 0; "equal" for the default',
   },
   'quality-target': { type: 'string', valueName: '0..1', description: 'auto: the predicted probability of a good answer to aim for (default 0.8); "none" for the default' },
+  exploration: { type: 'string', valueName: '0..1', description: 'auto: the share of requests that try a model the router is unsure of (default 0.05; 0 never); "none" for the default' },
   'max-cost': { type: 'string', valueName: 'usd', description: 'Skip models whose expected cost for a request is above this many USD; "none" for no ceiling' },
   'budget-usd': { type: 'string', valueName: 'usd', description: 'Spend cap of the router in USD per --budget-period (every key together); "none" to remove it' },
   'budget-period': { type: 'string', valueName: 'day|month', description: 'UTC calendar day or month the budget covers (default month)' },
@@ -72,7 +84,9 @@ function settingsChange(options: OptionValues): RouterSettingsChange {
   const weights = options.string('weights');
   const qualityTarget = options.string('quality-target');
   const maxCost = options.string('max-cost');
+  const exploration = options.string('exploration');
   return {
+    ...(exploration !== undefined ? { exploration: parseSettingNumber(exploration, '--exploration') } : {}),
     ...(weights !== undefined ? { weights: parseWeights(weights) } : {}),
     ...(qualityTarget !== undefined ? { qualityTarget: parseSettingNumber(qualityTarget, '--quality-target') } : {}),
     ...(maxCost !== undefined ? { maxCostPerRequestUsd: parseSettingNumber(maxCost, '--max-cost') } : {}),
@@ -85,6 +99,7 @@ function settingsSummary(settings: RouterSettings): string {
     ...(settings.weights !== undefined ? [`weights ${formatWeights(settings.weights)}`] : []),
     ...(settings.qualityTarget !== undefined ? [`quality target ${settings.qualityTarget}`] : []),
     ...(settings.maxCostPerRequestUsd !== undefined ? [`at most $${settings.maxCostPerRequestUsd} a request`] : []),
+    ...(settings.exploration !== undefined ? [`exploration ${settings.exploration}`] : []),
   ];
   return parts.length === 0 ? '' : `; ${parts.join('; ')}`;
 }
@@ -155,7 +170,7 @@ const updateRouter: CommandSpec = {
     const models = options.string('models');
     const id = options.requiredString('id');
     const budget = parseBudgetFlags(options.string('budget-usd'), options.string('budget-period'));
-    const budgetOnly = budget !== undefined && ['name', 'strategy', 'models', 'weights', 'quality-target', 'max-cost', 'rpm', 'tpm'].every((flag) => options.string(flag) === undefined);
+    const budgetOnly = budget !== undefined && ['name', 'strategy', 'models', 'weights', 'quality-target', 'exploration', 'max-cost', 'rpm', 'tpm'].every((flag) => options.string(flag) === undefined);
     if (budget !== undefined) await admin.setBudget(ownerEmail, 'router', id, budget);
     const router = budgetOnly
       ? (await admin.listRoutersWithOwners(ownerEmail)).find((entry) => entry.router.id === id)?.router
@@ -171,14 +186,14 @@ const updateRouter: CommandSpec = {
         });
     if (router === undefined) throw new Error(`router ${id} vanished while it was updated`);
     const budgetNow = await admin.findBudget('router', router.id);
-    const { weights, qualityTarget, maxCostPerRequestUsd } = router.settings;
+    const { weights, qualityTarget, maxCostPerRequestUsd, exploration } = router.settings;
     const kind = (await admin.routerKinds(router.ownerId))(router);
     return {
       json: { router: { ...routerJson({ router, ownerEmail: ownerEmail.toLowerCase(), kind }), budget: budgetNow === undefined ? null : { usd: budgetNow.amountUsd, period: budgetNow.period } } },
       stdout: `${router.id}\n`,
       stderr:
         `Updated ${kindLabel(kind)}router "${router.name}": ${router.strategy} over ${router.models.join(', ')}; weights ${formatWeights(weights)}; ` +
-        `quality target ${qualityTarget ?? 'default (0.8)'}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}${budgetNow === undefined ? '' : `; ${describeBudget(budgetNow)}`}.\n`,
+        `quality target ${qualityTarget ?? 'default (0.8)'}${router.strategy === 'auto' ? `; exploration ${exploration ?? 'default (0.05)'}` : ''}; cost ceiling ${maxCostPerRequestUsd === undefined ? 'none' : `$${maxCostPerRequestUsd}`}${budgetNow === undefined ? '' : `; ${describeBudget(budgetNow)}`}.\n`,
     };
   },
 };
@@ -209,9 +224,9 @@ const listRouters: CommandSpec = {
 const calibrateRouterCommand: CommandSpec = {
   noun: 'router',
   verb: 'calibrate',
-  summary: "Fit the auto strategy's abilities of a router's models from labelled examples",
+  summary: 'Fit an auto router to labelled examples of your own traffic',
   description:
-    'Reads labelled examples (JSON lines {"prompt": "...", "scores": {"provider:model": 0|1}}, the format of shared/data/routing/mmlu.jsonl, keyed by the router\'s model ids), fits each scored model\'s ability on the auto predictor\'s scale around what the catalog says of it (a few dozen examples move it, many decide it), and stores the abilities in the router\'s settings; auto then predicts with them. Models the file does not score keep what they had. Prints the router id.',
+    'Reads labelled examples (JSON lines {"prompt": "...", "scores": {"provider:model": 0|1}}, the format of shared/data/routing/mmlu.jsonl, keyed by the router\'s model ids), stores them as the router\'s calibration labels (replacing earlier ones; feedback stays) and fits, on them and its feedback, which of its models wins on which kind of prompt, shrunk toward what the catalog says of each model. The router routes with the fit from its next request, and refits in the background as feedback arrives. The dashboard\'s router page takes the same file. Prints the router id.',
   options: {
     owner: { type: 'string', valueName: 'email', required: true, description: 'Email of the user who owns the router' },
     id: { type: 'string', valueName: 'router_id', required: true, description: 'The router to calibrate (rt_...)' },
@@ -231,15 +246,14 @@ const calibrateRouterCommand: CommandSpec = {
       if (error instanceof Error && 'code' in error && error.code === 'ENOENT') throw new AdminInputError(`${file}: no such file.`);
       throw error;
     }
-    const { router, ignored } = await admin.calibrateRouter({ ownerEmail, id: options.requiredString('id'), examples });
-    const abilities = router.settings.autoAbilities ?? {};
-    const lines = Object.entries(abilities).map(([id, ability]) => `  ${id}: position ${ability.position}, offset ${ability.offset} (${ability.examples} examples)`);
-    // Embedding routers cannot be calibrated (router-admin.ts), so this one serves chat.
+    const { router, modelsFitted, ignored, fit } = await admin.calibrateRouter({ ownerEmail, id: options.requiredString('id'), examples });
+    const lines = Object.entries(fit.models).map(([id, model]) => `  ${id}: ${model.labels} labels`);
+    // Embedding routers cannot be calibrated (router-learning.ts), so this one serves chat.
     return {
-      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase(), kind: 'chat' }), ignored: [...ignored] },
+      json: { router: routerJson({ router, ownerEmail: ownerEmail.toLowerCase(), kind: 'chat' }), examples: examples.prompts.length, modelsFitted: [...modelsFitted], ignored: [...ignored] },
       stdout: `${router.id}\n`,
       stderr:
-        `Calibrated router "${router.name}" from ${examples.prompts.length} examples:\n${lines.join('\n')}\n` +
+        `Calibrated router "${router.name}" from ${examples.prompts.length} examples; fitted on ${fit.labels} labels at ${fit.fittedAt}:\n${lines.join('\n')}\n` +
         (ignored.length === 0 ? '' : `Ignored (not in the router): ${ignored.join(', ')}.\n`),
     };
   },

@@ -1,9 +1,13 @@
-import { MAX_USAGE_LIMIT, parseSince, parseWholeNumber } from '../admin/admin-service.js';
+import { AdminInputError, MAX_USAGE_LIMIT, parseSince, parseWholeNumber } from '../admin/admin-service.js';
 import { toUsageRow } from '../accounting/usage-row.js';
-import { usdDigits } from '../lib/money.js';
+import { roundUsd, usdDigits } from '../lib/money.js';
 import type { UsageRecordRow } from '../storage/schema.js';
 import type { CommandSpec } from './command.js';
 import { formatNumber, isoTime, renderTable, shortTime, type JsonObject } from './output.js';
+
+const DAY = 86_400_000;
+/** `usage summary` without --since: the last 30 days. */
+const DEFAULT_SUMMARY_SPAN = 30 * DAY;
 
 /** The usage row as JSON: the dashboard's fields (toUsageRow), the time in ISO 8601. */
 function usageJson(row: UsageRecordRow): JsonObject {
@@ -36,12 +40,15 @@ const listUsage: CommandSpec = {
       since: sinceText === undefined ? undefined : parseSince(sinceText, context.now()),
       limit: limitText === undefined ? undefined : parseWholeNumber(limitText, '--limit'),
     });
+    const usages = rows.map(toUsageRow);
+    // Only when auto routers answered: what their strongest model would have cost.
+    const counterfactual = usages.some((usage) => usage.counterfactualCostUsd !== null);
     const table =
       rows.length === 0
         ? '(no usage records)\n'
         : renderTable(
-            ['TIME', 'KEY', 'ROUTER', 'MODEL', 'STATUS', 'TOKENS', 'COST $', 'LATENCY ms', 'CO2 g'],
-            rows.map(toUsageRow).map((usage) => [
+            ['TIME', 'KEY', 'ROUTER', 'MODEL', 'STATUS', 'TOKENS', 'COST $', ...(counterfactual ? ['STRONGEST $'] : []), 'LATENCY ms', 'CO2 g'],
+            usages.map((usage) => [
               shortTime(usage.createdAt),
               usage.keyId ?? '-',
               usage.routerId ?? '-',
@@ -49,6 +56,7 @@ const listUsage: CommandSpec = {
               usage.errorCode === null ? String(usage.status) : `${usage.status} ${usage.errorCode}`,
               String(usage.totalTokens),
               usdDigits(usage.costUsd),
+              ...(counterfactual ? [usage.counterfactualCostUsd === null ? '-' : usdDigits(usage.counterfactualCostUsd)] : []),
               formatNumber(usage.latencyMs, 0),
               formatNumber(usage.carbonGrams, 4),
             ]),
@@ -57,4 +65,70 @@ const listUsage: CommandSpec = {
   },
 };
 
-export const usageCommands: readonly CommandSpec[] = [listUsage];
+const summarizeUsage: CommandSpec = {
+  noun: 'usage',
+  verb: 'summary',
+  summary: "What each auto router cost against always using its strongest model, and its measured quality",
+  description:
+    "For each auto router of the owner (or the one given): requests, cost, what the same tokens would have cost on the router's strongest model for each prompt (catalog prices), the difference saved, and the feedback scores its answers got. Records are written in batches, so the last second or so of traffic may not be there yet.",
+  options: {
+    owner: { type: 'string', valueName: 'email', required: true, description: 'The user whose routers to sum up' },
+    router: { type: 'string', valueName: 'router-id', description: 'Only this router (rt_...)' },
+    since: { type: 'string', valueName: 'time', description: 'From this time on: ISO 8601 or a duration back from now (default 30d)' },
+  },
+  examples: ['modelport usage summary --owner owner@example.com', 'modelport usage summary --owner owner@example.com --router rt_5VNRyTtKBPT4MDzf5JeF1Q --since 7d --json'],
+  async run(options, context) {
+    const ownerEmail = options.requiredString('owner');
+    const sinceText = options.string('since');
+    const to = context.now();
+    const from = sinceText === undefined ? to - DEFAULT_SUMMARY_SPAN : parseSince(sinceText, to);
+    const only = options.string('router');
+    const admin = await context.admin();
+    const routers = (await admin.listRoutersWithOwners(ownerEmail)).map((entry) => entry.router);
+    if (only !== undefined && !routers.some((router) => router.id === only)) throw new AdminInputError(`No router ${only} belongs to ${ownerEmail}.`);
+    const chosen = routers.filter((router) => (only === undefined ? router.strategy === 'auto' : router.id === only));
+    const rows = await Promise.all(
+      chosen.map(async (router) => {
+        const { totals } = await admin.routerSavings({ ownerEmail, routerId: router.id, from, to, bucket: 'day' });
+        return { router, totals, saved: roundUsd(totals.savedUsd) };
+      }),
+    );
+    const table =
+      rows.length === 0
+        ? '(no auto routers)\n'
+        : renderTable(
+            ['ROUTER', 'NAME', 'REQUESTS', 'COST $', 'STRONGEST $', 'SAVED $', 'SAVED %', 'RATINGS', 'MEAN SCORE'],
+            rows.map(({ router, totals, saved }) => [
+              router.id,
+              router.name,
+              String(totals.requests),
+              usdDigits(totals.costUsd),
+              usdDigits(totals.counterfactualCostUsd),
+              usdDigits(saved),
+              totals.counterfactualCostUsd > 0 ? formatNumber((100 * saved) / totals.counterfactualCostUsd, 1) : '-',
+              String(totals.feedback.count),
+              totals.feedback.meanScore === null ? '-' : formatNumber(totals.feedback.meanScore, 3),
+            ]),
+          );
+    return {
+      json: {
+        from: isoTime(from),
+        to: isoTime(to),
+        routers: rows.map(({ router, totals, saved }) => ({
+          id: router.id,
+          name: router.name,
+          strategy: router.strategy,
+          requests: totals.requests,
+          costUsd: roundUsd(totals.costUsd),
+          counterfactualCostUsd: roundUsd(totals.counterfactualCostUsd),
+          savedUsd: saved,
+          feedback: { count: totals.feedback.count, meanScore: totals.feedback.meanScore },
+        })),
+      },
+      stdout: table,
+      stderr: `From ${shortTime(from)} to ${shortTime(to)}; STRONGEST is what the router's strongest model would have cost for the same tokens.\n`,
+    };
+  },
+};
+
+export const usageCommands: readonly CommandSpec[] = [listUsage, summarizeUsage];

@@ -4,12 +4,15 @@
  * src/http/dashboard/ are typed with them; web/src/api/types.ts imports them
  * with `import type`, so a change on either side fails the other's type check.
  *
- * This module imports nothing: the web app's compiler reads it with DOM types
- * and no Node types, so anything it imported would be compiled there too.
+ * This module imports only its sibling shape modules, which import nothing: the
+ * web app's compiler reads them with DOM types and no Node types, so anything
+ * they imported would be compiled there too.
  *
  * Services speak epoch milliseconds; the routes answer ISO 8601 strings in the
  * fields `ISO_TIME_FIELDS` names, which `IsoTimes<T>` spells as a type.
  */
+
+import type { RouterFitView } from './router-learning-api-types.js';
 
 /** Fields whose epoch milliseconds the API answers as ISO 8601 strings, at any depth. */
 export const ISO_TIME_FIELDS = ['createdAt', 'updatedAt', 'lastUsedAt', 'expiresAt', 'revokedAt', 'addedAt', 'time', 't', 'from', 'to', 'startedAt', 'finishedAt'] as const;
@@ -121,6 +124,10 @@ export interface RouterSettingsView {
   readonly maxCostPerRequestUsd?: number;
   /** Calibrated by `modelport router calibrate`; by `provider:model` id. */
   readonly autoAbilities?: Readonly<Record<string, { readonly position: number; readonly offset: number; readonly examples: number }>>;
+  /** `auto`: the router's own fit from its labels (calibration uploads and feedback), summarised. */
+  readonly autoFit?: RouterFitView;
+  /** `auto`: the share (0..1) of requests routed by exploration; absent: the default, 0.05. */
+  readonly exploration?: number;
 }
 
 export interface RouterView {
@@ -237,6 +244,8 @@ export interface UsageRequestView {
   readonly latencyMs: number;
   readonly carbonGrams: number;
   readonly attempts: number;
+  /** `auto` routers: what the router's strongest model would have cost for the same tokens; null for other requests. */
+  readonly counterfactualCostUsd: number | null;
 }
 
 /** GET /workspaces/:ws/usage/requests. */
@@ -254,144 +263,34 @@ export interface TrafficReportView {
   readonly recent: readonly UsageRequestView[];
 }
 
-// Agents (docs/agents.md)
+// Agents (docs/agents.md): their shapes live in a module of their own, which imports nothing either.
 
-/** A step of an agent definition, as saved. */
-export interface AgentStepDefinitionView {
-  readonly name: string;
-  readonly router?: string | undefined;
-  readonly model?: string | undefined;
-  readonly system?: string | undefined;
-  readonly prompt: string;
-  readonly temperature?: number | undefined;
-  readonly max_tokens?: number | undefined;
-  readonly tools?: readonly unknown[] | undefined;
-  readonly response_format?: { readonly type: string; readonly [key: string]: unknown } | undefined;
-  readonly needs?: readonly string[] | undefined;
-}
-
-export interface AgentLimitsView {
-  readonly max_steps?: number | undefined;
-  readonly timeout_ms?: number | undefined;
-  readonly max_cost_usd?: number | undefined;
-  readonly max_parallel?: number | undefined;
-}
-
-export interface AgentDefinitionView {
-  readonly name: string;
-  readonly description?: string | undefined;
-  readonly steps: readonly AgentStepDefinitionView[];
-  readonly limits?: AgentLimitsView | undefined;
-}
-
-/**
- * An agent. Storage keeps the definition as opaque JSON (`Definition` is
- * `unknown` there); the agents layer validates it against the schema that
- * `AgentDefinitionView` mirrors (held together by dashboard-api-bindings.ts).
- */
-export interface AgentView<Definition = AgentDefinitionView> {
-  readonly id: string;
-  readonly name: string;
-  /** What to pass as `model` to run it: `agent:<name>`. */
-  readonly model: string;
-  readonly description: string;
-  readonly version: number;
-  readonly definition: Definition;
-  /** Epoch ms. */
-  readonly createdAt: number;
-  /** Epoch ms. */
-  readonly updatedAt: number;
-}
-
-export interface AgentVersionView<Definition = AgentDefinitionView> {
-  readonly version: number;
-  readonly definition: Definition;
-  /** Epoch ms. */
-  readonly createdAt: number;
-}
-
-/** GET /agents/:name: the agent and every saved version. */
-export interface AgentWithVersionsView<Definition = AgentDefinitionView> extends AgentView<Definition> {
-  readonly versions: readonly AgentVersionView<Definition>[];
-}
-
-export interface ExecutionErrorView {
-  readonly code: string;
-  readonly message: string | null;
-}
-
-export interface ExecutionStepView {
-  readonly name: string;
-  readonly position: number;
-  readonly status: 'succeeded' | 'failed' | 'cancelled';
-  readonly routerId: string | null;
-  readonly model: string | null;
-  readonly attempts: number;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly costUsd: number;
-  readonly latencyMs: number;
-  readonly carbonGrams: number;
-  readonly output: string | null;
-  readonly error: ExecutionErrorView | null;
-  /** Epoch ms. */
-  readonly startedAt: number;
-  /** Epoch ms. */
-  readonly finishedAt: number;
-}
-
-export interface ExecutionView {
-  readonly id: string;
-  readonly agentId: string;
-  readonly agentName: string;
-  readonly agentVersion: number;
-  readonly keyId: string | null;
-  readonly status: 'running' | 'succeeded' | 'failed';
-  readonly streamed: boolean;
-  readonly input: string;
-  readonly output: string | null;
-  readonly error: ExecutionErrorView | null;
-  readonly stepsExecuted: number;
-  readonly totalCostUsd: number;
-  readonly totalLatencyMs: number;
-  readonly totalCarbonGrams: number;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly modelsUsed: readonly string[];
-  /** Epoch ms. */
-  readonly startedAt: number;
-  /** Epoch ms; null while running. */
-  readonly finishedAt: number | null;
-}
-
-/** GET /executions/:id: the execution and its steps. */
-export interface ExecutionWithStepsView extends ExecutionView {
-  readonly steps: readonly ExecutionStepView[];
-}
-
-/** The agent form of `_meta` on a run's answer. */
-export interface AgentMetaView {
-  readonly execution_id: string;
-  readonly agent_name: string;
-  readonly agent_version: number;
-  readonly steps_executed: number;
-  readonly total_cost: number;
-  readonly total_latency: number;
-  readonly total_carbon: number;
-  readonly models_used: readonly string[];
-  readonly steps: readonly {
-    readonly name: string;
-    readonly status: string;
-    readonly router: string | null;
-    readonly model: string | null;
-    readonly cost: number;
-    readonly latency: number;
-    readonly carbon: number;
-    readonly prompt_tokens: number;
-    readonly completion_tokens: number;
-  }[];
-}
+export type {
+  AgentDefinitionView,
+  AgentLimitsView,
+  AgentMetaView,
+  AgentStepDefinitionView,
+  AgentVersionView,
+  AgentView,
+  AgentWithVersionsView,
+  ExecutionErrorView,
+  ExecutionStepView,
+  ExecutionView,
+  ExecutionWithStepsView,
+} from './agent-api-types.js';
 
 // Playground: its shapes live in a module of their own, which imports nothing either.
 
 export type { EmbeddingItemView, PlaygroundEmbeddingsRequestView, PlaygroundEmbeddingsView, RouterMetaView } from './playground-api-types.js';
+
+// An `auto` router's calibration, savings and feedback: also a module of its own.
+
+export type {
+  CalibrationView,
+  FeedbackRequestView,
+  FeedbackSummaryView,
+  FeedbackView,
+  RouterFitView,
+  SavingsPointView,
+  SavingsReportView,
+} from './router-learning-api-types.js';

@@ -1,4 +1,5 @@
 import { createAdminService } from '../admin/admin-service.js';
+import type { RouterLearningDependencies } from '../admin/router-learning.js';
 import { createRouterAdmin } from '../admin/router-admin.js';
 import { createPasswordHasher, type PasswordHasherOptions } from '../auth/passwords.js';
 import { createSessionStore, type SessionOptions, type SessionStore } from '../auth/sessions.js';
@@ -15,6 +16,7 @@ import { createKeys, type Keys } from './keys.js';
 import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { createPasswordRules } from './password-rules.js';
 import { DEFAULT_ACCOUNT_QUOTAS, createQuotaGate, type AccountQuotas } from './quotas.js';
+import { createRouterLearningViews, type RouterLearningViews } from './router-learning-views.js';
 import { createUsageReports } from './usage-report.js';
 import { createWorkspaces, type Workspaces } from './workspaces.js';
 
@@ -27,6 +29,8 @@ export interface DashboardServicesOptions {
   readonly signUp?: SignUpSettings;
   /** What one account may create. @default DEFAULT_ACCOUNT_QUOTAS */
   readonly quotas?: AccountQuotas;
+  /** How feedback waits for a fresh request's usage record, and the auto predictor's weights (src/admin/router-learning.ts). */
+  readonly learning?: Pick<RouterLearningDependencies, 'flushUsage' | 'usageSettleMs' | 'autoModel'>;
 }
 
 const CLOSED_SIGN_UP: SignUpSettings = { open: false, publicUrl: '', mailer: { transport: 'log', send: () => undefined } };
@@ -41,6 +45,8 @@ export interface DashboardServices {
   readonly keys: Keys;
   readonly usage: ReturnType<typeof createUsageReports>;
   readonly routerAdmin: ReturnType<typeof createRouterAdmin>;
+  /** An `auto` router's calibration uploads, savings and thumbs. */
+  readonly routerLearning: RouterLearningViews;
   readonly repositories: Repositories;
 }
 
@@ -81,6 +87,7 @@ export function createDashboardServices(storage: Storage, repositories: Reposito
           create: () => routerAdmin.createRouter(input),
         }),
     },
+    routerLearning: createRouterLearningViews({ repositories, catalog, now, ...options.learning }),
     repositories,
   };
 }

@@ -14,6 +14,7 @@ import type { RouterDirectory } from '../routing/router-directory.js';
 import type { ModelHealth } from '../routing/routing-contract.js';
 import type { PipelineDependencies } from '../pipeline/routed-call.js';
 import type { ResponseStore } from './openai-responses/response-store.js';
+import type { RouterLearningDependencies } from '../admin/router-learning.js';
 
 /**
  * Everything the HTTP layer needs, built once by app.ts (or a test) and passed in: the pipeline's dependencies
@@ -58,6 +59,8 @@ export interface AppDependencies extends PipelineDependencies {
   readonly agents?: AgentService;
   /** Stored Responses API answers (`store`, `previous_response_id`, …/responses/{id}). Absent: none is stored or found. */
   readonly responses?: ResponseStore;
+  /** What `POST {base}/feedback` stores labels with (src/admin/router-learning.ts). Absent: every feedback is 404. */
+  readonly routerLearning?: RouterLearningDependencies;
 }
 
 export interface HttpSettings {

@@ -12,6 +12,7 @@ import { registerOpenAIChat } from './openai-chat/openai-chat-routes.js';
 import { registerOpenAIEmbeddings } from './openai-embeddings/openai-embeddings-routes.js';
 import { registerOpenAIResponses } from './openai-responses/openai-responses-routes.js';
 import { storedResponsesApi } from './openai-responses/stored-responses-routes.js';
+import { routerFeedbackApi } from './router-feedback-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -61,6 +62,7 @@ export async function routerApi(app: FastifyInstance, deps: AppDependencies): Pr
   await app.register(anthropicMessagesApi, deps);
   await app.register(agentsApi, deps);
   await app.register(storedResponsesApi, deps);
+  await app.register(routerFeedbackApi, deps);
 }
 
 /** The key from `Authorization: Bearer …`, or, on routes that accept it, from `x-api-key`. */

@@ -189,7 +189,7 @@ export const errors = {
   workspaceNotFound: () => new GatewayError(404, 'not_found_error', 'workspace_not_found', 'Workspace not found.'),
   workspaceRoleRequired: (role: string) =>
     new GatewayError(403, 'authorization_error', 'workspace_role_required', `This needs the ${role} role in this workspace.`),
-  dashboardNotFound: (code: 'router_not_found' | 'key_not_found' | 'member_not_found' | 'user_not_found', message: string, param: string | null = null) =>
+  dashboardNotFound: (code: 'router_not_found' | 'key_not_found' | 'member_not_found' | 'user_not_found' | 'request_not_found', message: string, param: string | null = null) =>
     new GatewayError(404, 'not_found_error', code, message, { param }),
   dashboardConflict: (code: 'member_exists' | 'last_owner' | 'key_revoked' | 'key_expired', message: string) =>
     new GatewayError(409, 'invalid_request_error', code, message),

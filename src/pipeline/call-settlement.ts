@@ -34,7 +34,10 @@ export interface CallLog {
 export function settleCall(call: CallState, status: number, errorCode: string | null, deps: SettlementDependencies): void {
   if (call.settled) return;
   call.settled = true;
-  if (call.key !== undefined) deps.usage.record(toUsageRecord(requestUsage(call, status, errorCode, Date.now())));
+  if (call.key === undefined) return;
+  const record = toUsageRecord(requestUsage(call, status, errorCode, Date.now()));
+  // An answered auto request keeps its prompt's features for feedback; they ride with the record, written in its batch.
+  deps.usage.record(call.routingSample === undefined || status >= 400 ? record : { ...record, routing_sample: call.routingSample });
 }
 
 /**

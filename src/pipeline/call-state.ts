@@ -1,6 +1,7 @@
-import type { UsageRow } from '../accounting/usage-row.js';
+import type { UsageRecordInput } from '../accounting/usage-row.js';
 import type { RateTicket } from '../limits/rate-limits.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
+import type { NewRoutingSample } from '../storage/schema.js';
 
 /**
  * What one routed call learns between its admission and its settle-up: who
@@ -26,6 +27,10 @@ export interface CallState {
   errorCode: string | null;
   /** The call's rate-limit admissions, freed and corrected when it ends. */
   rateTicket: RateTicket | undefined;
+  /** `auto` routers: the cost of the same tokens on the router's strongest model; null otherwise. */
+  counterfactualCostUsd: number | null;
+  /** `auto` routers: the prompt's features and the model that answered, written with the usage record. */
+  routingSample: NewRoutingSample | undefined;
   /** Set by the settle-up: nothing is recorded or released twice. */
   settled: boolean;
 }
@@ -46,12 +51,14 @@ export function createCallState(requestId: string, startedAt: number): CallState
     attempts: 0,
     errorCode: null,
     rateTicket: undefined,
+    counterfactualCostUsd: null,
+    routingSample: undefined,
     settled: false,
   };
 }
 
 /** What a usage record says of one routed call (a request, or one step of an agent run). */
-export type CallUsage = Omit<UsageRow, 'totalTokens'>;
+export type CallUsage = UsageRecordInput;
 
 /** A request's usage, from its state, as it ends with `status`. */
 export function requestUsage(state: CallState, status: number, errorCode: string | null, createdAt: number): CallUsage {
@@ -71,6 +78,7 @@ export function requestUsage(state: CallState, status: number, errorCode: string
     latencyMs: roundTo(performance.now() - state.startedAt, 2),
     carbonGrams: state.carbonGrams,
     attempts: state.attempts,
+    counterfactualCostUsd: state.counterfactualCostUsd,
   };
 }
 

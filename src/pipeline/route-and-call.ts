@@ -1,4 +1,5 @@
 import { accountCall, type CallAccount } from '../accounting/call-accounting.js';
+import { computeCostUsd } from '../accounting/cost.js';
 import type { ClientSignal } from '../lib/client-abort.js';
 import { DEFAULT_FALLBACK_DEADLINE_MS } from './pipeline-defaults.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
@@ -52,6 +53,20 @@ export interface PreparedRoute<M extends ModelClient = ChatModel> {
   /** Whether a client runs on the server's credentials (its health is the model's), not an owner's own. */
   readonly isServerModel: ((model: M) => boolean) | undefined;
   readonly estimatedPromptTokens: number;
+  /** `auto` routers only: what the settle-up keeps (the prompt vector) and what `_meta` reports (savings, exploration). */
+  readonly auto: AutoRoute | undefined;
+}
+
+/** What an `auto` decision leaves for its settle-up. */
+export interface AutoRoute {
+  /** The prompt vector, base64: stored with the usage record so feedback on the request can become a label. */
+  readonly promptVector: string;
+  /** Whether Thompson sampling changed the first choice. */
+  readonly explored: boolean;
+  /** The candidate with the highest predicted quality: what "always use the strongest" would have called. */
+  readonly strongestModel: string;
+  /** Its catalog entry (the owner's prices included), for the counterfactual cost. */
+  readonly strongest: ModelInfo | undefined;
 }
 
 /** When and how a call may run. */
@@ -123,7 +138,17 @@ function rankRoute<M extends ModelClient>(
     resolveModel,
     isServerModel,
     estimatedPromptTokens: plan.promptTokens,
+    auto: plan.auto === undefined ? undefined : { ...plan.auto, strongest: catalog.get(plan.auto.strongestModel) },
   };
+}
+
+/**
+ * What the same tokens would have cost on the router's strongest model, at its catalog prices (long-context tiers and
+ * cached tokens priced as the call itself): the `auto` router's counterfactual. Undefined for other routers.
+ */
+export function counterfactualCostUsd(route: Pick<PreparedRoute, 'auto'>, usage: Usage): number | undefined {
+  const strongest = route.auto?.strongest;
+  return strongest === undefined ? undefined : computeCostUsd(usage, strongest.pricing);
 }
 
 /** How fallback runs: the attempt limit, the deadline, the signal, and health under the right key. */

@@ -12,7 +12,7 @@ import { chargeCall, settleCall, type CallLog, type SettlementDependencies } fro
 import type { CallState } from './call-state.js';
 import { checkMessages } from './check-messages.js';
 import { completionId } from './completion-id.js';
-import { callRoute, prepareRoute, type PreparedRoute, type RouteCallDependencies } from './route-and-call.js';
+import { callRoute, counterfactualCostUsd, prepareRoute, type PreparedRoute, type RouteCallDependencies } from './route-and-call.js';
 import { routerMeta, type RouterMeta } from './router-meta.js';
 
 /**
@@ -114,6 +114,7 @@ export async function prepareCall(call: CallState, input: CallInput, deps: Pipel
     resolveModel: plan.resolveModel,
     isServerModel: plan.isServerModel,
     estimatedPromptTokens: plan.estimatedPromptTokens,
+    auto: plan.auto,
     router,
     chatRequest: input.chatRequest,
     completionId: completionId(input.idPrefix, call.requestId),
@@ -152,6 +153,7 @@ export interface CompletedCall {
 export async function completeCall(call: CallState, prepared: PreparedCall, deps: PipelineDependencies): Promise<CompletedCall> {
   const answer = await callRoute(prepared, prepared.chatRequest, deps, { startedAt: call.startedAt, signal: prepared.signal });
   noteAccount(call, answer.model.id, answer.usage, answer.costUsd, answer.carbonGrams, answer.attempts.length);
+  noteAutoRoute(call, prepared, answer.model.id, answer.usage);
   const charged = chargeCall(deps, call.key?.id, prepared.router.id, answer.costUsd, prepared.log);
   if (charged instanceof Promise) await charged;
   const meta = routerMeta(call, prepared, answer.model, answer, answer.attempts, undefined);
@@ -167,6 +169,17 @@ export function noteAccount(call: CallState, modelId: string, usage: Usage, cost
   call.costUsd = costUsd;
   call.carbonGrams = carbonGrams;
   call.attempts = attempts;
+}
+
+/**
+ * An `auto` call's counterfactual cost (usage record and `_meta`) and the sample its usage record carries: the prompt
+ * vector and the model that answered, what feedback on this request will be fitted on.
+ */
+export function noteAutoRoute(call: CallState, prepared: Pick<PreparedCall, 'auto' | 'router'>, modelId: string, usage: Usage): void {
+  const auto = prepared.auto;
+  if (auto === undefined) return;
+  call.counterfactualCostUsd = counterfactualCostUsd(prepared, usage) ?? null;
+  call.routingSample = { router_id: prepared.router.id, model_id: modelId, vector: auto.promptVector };
 }
 
 /** The request's router, checked against the key (404/403); synchronous on a cache hit. */

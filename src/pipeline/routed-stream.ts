@@ -3,7 +3,7 @@ import type { FinishReason, Usage } from '../providers/contract.js';
 import { chargeCall, settleCall } from './call-settlement.js';
 import type { CallState } from './call-state.js';
 import { accountStream, streamRoute, type StartedStream } from './route-and-call.js';
-import { noteAccount, type PipelineDependencies, type PreparedCall } from './routed-call.js';
+import { noteAccount, noteAutoRoute, type PipelineDependencies, type PreparedCall } from './routed-call.js';
 import { routerMeta, type RouterMeta } from './router-meta.js';
 
 /**
@@ -51,6 +51,7 @@ export function openCallStream(call: CallState, prepared: PreparedCall, deps: Pi
 export async function finishCallStream(call: CallState, prepared: PreparedCall, started: StartedStream, relayed: RelayedStream, deps: PipelineDependencies): Promise<StreamEnd> {
   const account = accountStream(started, prepared.chatRequest, relayed);
   noteAccount(call, started.model.id, account.usage, account.costUsd, account.carbonGrams, started.attempts.length);
+  noteAutoRoute(call, prepared, started.model.id, account.usage);
   const meta = routerMeta(call, prepared, started.model, account, started.attempts, started.firstAt);
   // The stream's real cost (its usage, or counted tokens) is charged before its last event, a broken one's too.
   await chargeCall(deps, call.key?.id, prepared.router.id, account.costUsd, prepared.log);

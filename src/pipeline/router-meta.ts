@@ -3,6 +3,7 @@ import type { ModelInfo } from '../catalog/catalog.js';
 import type { Attempt } from '../routing/fallback.js';
 import type { RoutingMeta } from '../routing/plan-route.js';
 import { roundTo, type CallState } from './call-state.js';
+import type { AutoRoute } from './route-and-call.js';
 
 /** The `_meta` object of a router response (spec 2.3), plus ModelPort's extra fields: the same in every wire format. */
 export interface RouterMeta {
@@ -21,13 +22,21 @@ export interface RouterMeta {
   readonly timeToFirstTokenMs?: number | undefined;
   readonly attempts: readonly { model: string; outcome: string; reason?: string; status?: number; latencyMs: number }[];
   /** The models the router considered, ranked with reasons, and those it dropped (docs/routing.md). */
-  readonly routing: RoutingMeta;
+  readonly routing: RouterRoutingMeta;
+}
+
+/** `_meta.routing`: the plan's account, and for `auto` routers what this request saved. */
+export interface RouterRoutingMeta extends RoutingMeta {
+  /** `auto` only: what the same tokens would have cost on `strongestModel`, at catalog prices. */
+  readonly counterfactualCostUsd?: number;
+  /** `auto` only: the candidate with the highest predicted quality. */
+  readonly strongestModel?: string;
 }
 
 /** `_meta` of a routed answer, whole or streamed, in every wire format: built here only. */
 export function routerMeta(
   call: CallState,
-  prepared: { readonly strategy: string; readonly router: { readonly id: string }; readonly routing: RoutingMeta },
+  prepared: { readonly strategy: string; readonly router: { readonly id: string }; readonly routing: RoutingMeta; readonly auto: AutoRoute | undefined },
   model: ModelInfo,
   account: CallAccount,
   attempts: readonly Attempt[],
@@ -47,7 +56,16 @@ export function routerMeta(
     // Absent from a whole answer's JSON (undefined is not serialised); one object shape either way.
     timeToFirstTokenMs: firstAt === undefined ? undefined : roundTo(firstAt - call.startedAt, 2),
     attempts: attemptsForMeta(attempts),
-    routing: prepared.routing,
+    routing: prepared.auto === undefined ? prepared.routing : autoRoutingMeta(prepared.routing, prepared.auto, call.counterfactualCostUsd),
+  };
+}
+
+function autoRoutingMeta(routing: RoutingMeta, auto: AutoRoute, counterfactual: number | null): RouterRoutingMeta {
+  return {
+    ...routing,
+    explored: auto.explored,
+    strongestModel: auto.strongestModel,
+    ...(counterfactual === null ? {} : { counterfactualCostUsd: counterfactual }),
   };
 }
 

@@ -6,7 +6,7 @@ import type { ModelCatalog, ModelInfo, ModelKind } from '../catalog/catalog.js';
 import type { ModelHealthView, RouterSettings } from './routing-contract.js';
 import { filterEligible, type DroppedCandidate } from './strategies/eligibility.js';
 import { profileEmbeddingRequest, profileRequest } from './strategies/estimates.js';
-import type { RankedCandidate, StrategyName } from './strategies/routing-strategy.js';
+import type { AutoPlanNote, RankedCandidate, StrategyName, StrategyNotes } from './strategies/routing-strategy.js';
 import { defaultStrategies, strategyFor, type StrategyRegistry } from './strategies/strategy-registry.js';
 
 /** The router as routing needs it (a RouterRecord fits). */
@@ -60,6 +60,8 @@ export interface RoutePlan {
   readonly dropped: readonly DroppedCandidate[];
   /** The prompt size routing used (o200k count for short prompts, ≈ 4 characters a token for long ones). */
   readonly promptTokens: number;
+  /** `auto` only: the prompt vector to keep for feedback, whether the decision explored, the strongest candidate. */
+  readonly auto?: AutoPlanNote;
 }
 
 /**
@@ -92,8 +94,9 @@ export function planRoute(input: PlanRouteInput): RoutePlan {
   const dropped = [...notConfigured, ...droppedByRules];
   if (eligible.length === 0) throw noEligibleModel(dropped, input.now, kind);
   const strategy = strategyFor(input.strategies ?? defaultStrategies, input.router.strategy);
-  const ranked = strategy.rank(eligible, { settings, now: input.now, random: input.random, request: input.request });
-  return { strategy: strategy.name, ranked, dropped, promptTokens: profile.promptTokens };
+  const notes: StrategyNotes = {};
+  const ranked = strategy.rank(eligible, { settings, now: input.now, random: input.random, request: input.request, notes });
+  return { strategy: strategy.name, ranked, dropped, promptTokens: profile.promptTokens, ...(notes.auto === undefined ? {} : { auto: notes.auto }) };
 }
 
 /** The models to call, best-first. */
@@ -150,6 +153,8 @@ export interface RoutingMeta {
     readonly predictedQuality?: number;
   }[];
   readonly dropped: readonly { readonly model: string; readonly reason: string }[];
+  /** `auto` only: Thompson sampling changed the first choice. */
+  readonly explored?: boolean;
 }
 
 export function routingMeta(plan: RoutePlan): RoutingMeta {
@@ -167,6 +172,7 @@ export function routingMeta(plan: RoutePlan): RoutingMeta {
       ...(entry.predictedQuality !== undefined ? { predictedQuality: significant(entry.predictedQuality) } : {}),
     })),
     dropped: plan.dropped.map((drop) => ({ model: drop.model, reason: drop.reason })),
+    ...(plan.auto === undefined ? {} : { explored: plan.auto.explored }),
   };
 }
 

@@ -98,4 +98,4 @@ export interface HealthRecorder {
 export type ModelHealth = ModelHealthView & HealthRecorder;
 
 /** The settings an owner chooses per router; their stored shape belongs to storage. */
-export type { CalibratedAbility, RouterSettings } from '../storage/router-settings.js';
+export type { CalibratedAbility, FittedModel, RouterFit, RouterSettings } from '../storage/router-settings.js';

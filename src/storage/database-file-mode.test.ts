@@ -77,7 +77,7 @@ describe('SQLite database files are owner-only (0600), whatever the umask', () =
     const writer = createSqliteUsageWriterThread({
       file: database.url,
       fallback: {
-        usage: { insertValues: async () => assert.fail('the thread writes, not the fallback') },
+        usage: { insertBatch: async () => assert.fail('the thread writes, not the fallback') },
         apiKeys: { touchLastUsed: async () => assert.fail('the thread writes, not the fallback') },
       },
       onLost: (reason) => assert.fail(`the writer thread stopped: ${reason}`),

@@ -15,6 +15,7 @@ import { usageIndexDuplicateMigration } from './migrations/0008-usage-index-dupl
 import { customEmbeddingModelsMigration } from './migrations/0010-custom-embedding-models.js';
 import { responsesMigration } from './migrations/0009-responses.js';
 import { signupVerificationsMigration } from './migrations/0011-signup-verifications.js';
+import { routingLabelsMigration } from './migrations/0012-routing-labels.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -148,6 +149,7 @@ const migrations: Record<string, Migration> = {
   '0009-responses': responsesMigration,
   '0010-custom-embedding-models': customEmbeddingModelsMigration,
   '0011-signup-verifications': signupVerificationsMigration,
+  '0012-routing-labels': routingLabelsMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

@@ -8,6 +8,7 @@ import type { Storage } from './database.js';
 import { createProviderCredentialsRepository } from './provider-credentials-repository.js';
 import { createResponsesRepository } from './responses-repository.js';
 import { createRoutersRepository } from './routers-repository.js';
+import { createRoutingLabelsRepository } from './routing-labels-repository.js';
 import { createUsageRepository } from './usage-repository.js';
 import { createUsersRepository } from './users-repository.js';
 
@@ -24,6 +25,7 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     agentExecutions: createAgentExecutionsRepository(storage.db),
     budgets: createBudgetsRepository(storage.db, now),
     responses: createResponsesRepository(storage.db),
+    routingLabels: createRoutingLabelsRepository(storage.db, now),
   };
 }
 

@@ -17,6 +17,39 @@ export interface RouterSettings {
    * over the catalog-derived ones.
    */
   readonly autoAbilities?: Readonly<Record<string, CalibratedAbility>>;
+  /**
+   * `auto`: which model wins on which kind of prompt for this router, fitted from its labels (calibration
+   * uploads and feedback) in the background; wins over `autoAbilities`.
+   */
+  readonly autoFit?: RouterFit;
+  /** `auto`: the share (0..1) of requests routed by Thompson sampling, so models with few labels get some. @default 0.05 */
+  readonly exploration?: number;
+}
+
+/** A router's own fit over the auto predictor's prompt vector (src/routing/auto/router-fit.ts). */
+export interface RouterFit {
+  readonly version: 1;
+  /** The prompt-vector layout the weights read; a fit for another layout is ignored. */
+  readonly vectorVersion: number;
+  /** ISO time of the fit. */
+  readonly fittedAt: string;
+  /** Labels it was fitted on. */
+  readonly labels: number;
+  readonly models: Readonly<Record<string, FittedModel>>;
+}
+
+/** One model's correction to the prior's log-odds, linear in the prompt vector. */
+export interface FittedModel {
+  readonly weights: readonly number[];
+  readonly labels: number;
+  /** Standard deviation of the log-odds, for Thompson sampling. */
+  readonly uncertainty: number;
+  /**
+   * How much of the prior's per-prompt gap (how much more a stronger model gains on this prompt) the fit keeps:
+   * 1, or 0 when cross-validation found that the gap the base model reads from prompts does not hold on this
+   * router's traffic; the prompt's difficulty, shared by every model, stays. @default 1
+   */
+  readonly gapScale?: number;
 }
 
 /** A model's ability on the auto predictor's scale (src/routing/auto/model.ts), fitted from labelled examples. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { createId } from '../lib/random-id.js';
 import { bumpChangeCounter } from './changes-repository.js';
-import type { RouterSettings } from './router-settings.js';
+import type { FittedModel, RouterFit, RouterSettings } from './router-settings.js';
 import type { Database, RouterRow } from './schema.js';
 
 export interface RouterRecord {
@@ -84,6 +84,11 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
       const row = await db.selectFrom('routers').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
       return row === undefined ? undefined : toRecord(row);
     },
+    /** Every live router of a strategy, across owners (the background refit walks the `auto` ones). */
+    async listByStrategy(strategy: string): Promise<RouterRecord[]> {
+      const rows = await db.selectFrom('routers').selectAll().where('strategy', '=', strategy).where('deleted_at', 'is', null).orderBy('created_at').execute();
+      return rows.map(toRecord);
+    },
     async listByOwner(ownerId: string): Promise<RouterRecord[]> {
       const rows = await db
         .selectFrom('routers')
@@ -94,8 +99,11 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
         .execute();
       return rows.map(toRecord);
     },
-    /** Changes an owner's router; undefined when no live router of theirs has this id. Bumps the change counter. */
-    async update(ownerId: string, id: string, changes: RouterChanges): Promise<RouterRecord | undefined> {
+    /**
+     * Changes an owner's router; undefined when no live router of theirs has this id (or, with `ifUpdatedAt`, when it
+     * changed since: a background writer never overwrites an edit it did not see). Bumps the change counter.
+     */
+    async update(ownerId: string, id: string, changes: RouterChanges, options: { readonly ifUpdatedAt?: number } = {}): Promise<RouterRecord | undefined> {
       return db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('routers')
@@ -111,6 +119,7 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
           .where('id', '=', id)
           .where('owner_id', '=', ownerId)
           .where('deleted_at', 'is', null)
+          .$if(options.ifUpdatedAt !== undefined, (query) => query.where('updated_at', '=', options.ifUpdatedAt ?? 0))
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) === 0) return undefined;
         await bumpChangeCounter(trx);
@@ -155,7 +164,32 @@ function readSettings(text: string | null): RouterSettings {
   const pickedWeights = weights === undefined ? undefined : pickNumbers(weights, ['cost', 'latency', 'quality', 'carbon']);
   const top = pickNumbers(parsed, ['qualityTarget', 'maxCostPerRequestUsd']);
   const autoAbilities = readAbilities(parsed.autoAbilities);
-  return { ...(pickedWeights !== undefined ? { weights: pickedWeights } : {}), ...top, ...(autoAbilities !== undefined ? { autoAbilities } : {}) };
+  const autoFit = readFit(parsed.autoFit);
+  const exploration = typeof parsed.exploration === 'number' && parsed.exploration >= 0 && parsed.exploration <= 1 ? parsed.exploration : undefined;
+  return {
+    ...(pickedWeights !== undefined ? { weights: pickedWeights } : {}),
+    ...top,
+    ...(autoAbilities !== undefined ? { autoAbilities } : {}),
+    ...(autoFit !== undefined ? { autoFit } : {}),
+    ...(exploration !== undefined ? { exploration } : {}),
+  };
+}
+
+/** A router's fit as stored: kept whole only when every model's weights are finite numbers. */
+function readFit(value: unknown): RouterFit | undefined {
+  if (!isRecord(value) || value.version !== 1 || !isRecord(value.models)) return undefined;
+  const { vectorVersion, fittedAt, labels } = value;
+  if (typeof vectorVersion !== 'number' || typeof fittedAt !== 'string' || typeof labels !== 'number') return undefined;
+  const models: Record<string, FittedModel> = {};
+  for (const [id, entry] of Object.entries(value.models)) {
+    if (!isRecord(entry) || !Array.isArray(entry.weights)) return undefined;
+    const weights: unknown[] = entry.weights;
+    if (!weights.every((weight) => typeof weight === 'number' && Number.isFinite(weight))) return undefined;
+    if (typeof entry.uncertainty !== 'number' || !Number.isFinite(entry.uncertainty) || typeof entry.labels !== 'number') return undefined;
+    // Fields the fit adds beyond these (router-fit.ts) are kept as they are.
+    models[id] = { ...entry, weights: weights as number[], labels: entry.labels, uncertainty: entry.uncertainty };
+  }
+  return { version: 1, vectorVersion, fittedAt, labels, models };
 }
 
 /** Calibrated abilities as stored: entries with finite numbers only. */

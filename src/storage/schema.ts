@@ -67,6 +67,48 @@ export interface UsageRecordsTable {
   latency_ms: number;
   carbon_grams: number;
   attempts: number;
+  /** `auto` routers (0012): what the same tokens would have cost on the router's strongest model; null otherwise. */
+  counterfactual_cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One auto-routed request's prompt features (0012), kept so feedback on it can become a label; bounded per router. */
+export interface RoutingSamplesTable {
+  request_id: string;
+  owner_id: string;
+  router_id: string;
+  /** The model that answered. */
+  model_id: string;
+  /** The prompt vector, base64 of little-endian float32 (src/routing/auto/prompt-vector.ts). */
+  vector: string;
+  created_at: Millis;
+}
+
+/** What an `auto` router is fitted on (0012): an owner's calibration examples and feedback on requests. */
+export interface RoutingLabelsTable {
+  id: string;
+  owner_id: string;
+  router_id: string;
+  model_id: string;
+  vector: string;
+  /** 0..1. */
+  score: number;
+  /** `calibration` or `feedback`. */
+  source: string;
+  /** Feedback only: the request scored. */
+  request_id: string | null;
+  /** Feedback only: who scored it (a key id, or `session:<userId>`); one label per request and rater. */
+  key_id: string | null;
+  comment: string | null;
+  created_at: Millis;
+  /** When the score last changed (a repeated feedback replaces it). */
+  updated_at: Millis;
+}
+
+/** Which instance fits a router now (0012): one at a time, until the lease expires. */
+export interface RouterRefitLeasesTable {
+  router_id: string;
+  holder: string;
+  expires_at: Millis;
 }
 
 export interface ProviderCredentialsTable {
@@ -286,6 +328,9 @@ export interface Database {
   budgets: BudgetsTable;
   gateway_instances: GatewayInstancesTable;
   responses: ResponsesTable;
+  routing_samples: RoutingSamplesTable;
+  routing_labels: RoutingLabelsTable;
+  router_refit_leases: RouterRefitLeasesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -294,7 +339,19 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type ProviderCredentialRow = Selectable<ProviderCredentialsTable>;
 export type CustomModelRow = Selectable<CustomModelsTable>;
 export type UsageRecordRow = Selectable<UsageRecordsTable>;
-export type NewUsageRecord = Insertable<UsageRecordsTable>;
+/**
+ * A usage record as queued; an auto-routed request's prompt features ride with it, so the usage writer stores both
+ * in the same batch, off the request path (the sample is not a column of usage_records).
+ */
+export type NewUsageRecord = Insertable<UsageRecordsTable> & { readonly routing_sample?: NewRoutingSample | undefined };
+/** A routing sample as the pipeline hands it over; its request id and owner are the usage record's. */
+export interface NewRoutingSample {
+  readonly router_id: string;
+  readonly model_id: string;
+  readonly vector: string;
+}
+export type RoutingSampleRow = Selectable<RoutingSamplesTable>;
+export type RoutingLabelRow = Selectable<RoutingLabelsTable>;
 export type AgentRow = Selectable<AgentsTable>;
 export type AgentExecutionRow = Selectable<AgentExecutionsTable>;
 export type AgentExecutionStepRow = Selectable<AgentExecutionStepsTable>;

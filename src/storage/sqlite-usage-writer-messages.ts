@@ -1,8 +1,11 @@
 /** What the main thread and the SQLite usage writer thread (sqlite-usage-writer-worker.ts) say to each other. */
 
-/** Rows as usage-repository's usageRowValues (one flat list of primitives: cheap to clone), or keys' last-used times. */
+/**
+ * Rows as usage-repository's usageRowValues (one flat list of primitives: cheap to clone) with the routing samples
+ * that came with them (routingSampleValues, often empty), or keys' last-used times.
+ */
 export type UsageWriteRequest =
-  | { readonly id: number; readonly values: readonly unknown[] }
+  | { readonly id: number; readonly values: readonly unknown[]; readonly samples: readonly unknown[] }
   | { readonly id: number; readonly lastUsed: readonly (readonly [string, number])[] }
   | { readonly id: number; readonly close: true };
 

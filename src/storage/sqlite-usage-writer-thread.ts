@@ -1,14 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import type { ApiKeysRepository } from './api-keys-repository.js';
 import type { UsageWriteReply, UsageWriteRequest } from './sqlite-usage-writer-messages.js';
-import { usageRowValues, type UsageRepository } from './usage-repository.js';
+import { routingSampleValues, usageRowValues, type UsageRepository } from './usage-repository.js';
 import type { UsageWriter } from './usage-writer.js';
 
 export interface SqliteUsageWriterThreadOptions {
   /** The SQLite file (not `:memory:`, which another connection cannot share), already migrated. */
   readonly file: string;
   /** This thread's connection: it writes when the thread cannot (it died before acknowledging anything). */
-  readonly fallback: { readonly usage: Pick<UsageRepository, 'insertValues'>; readonly apiKeys: Pick<ApiKeysRepository, 'touchLastUsed'> };
+  readonly fallback: { readonly usage: Pick<UsageRepository, 'insertBatch'>; readonly apiKeys: Pick<ApiKeysRepository, 'touchLastUsed'> };
   /** The thread stopped unasked; `next` says who writes from now on. */
   readonly onLost: (reason: string, next: 'restarted' | 'inline') => void;
   /** A thread with nothing to write for this long is stopped (its ~16 MiB go back) and started again by the next write. @default 10000 */
@@ -83,7 +83,7 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
   };
 
   const runInline = async (request: UsageWriteRequest): Promise<void> => {
-    if ('values' in request) await options.fallback.usage.insertValues(request.values);
+    if ('values' in request) await options.fallback.usage.insertBatch(request.values, request.samples);
     else if ('lastUsed' in request) await options.fallback.apiKeys.touchLastUsed(new Map(request.lastUsed));
   };
 
@@ -103,7 +103,7 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
     get worker() {
       return worker;
     },
-    insertMany: (records) => run({ id: (nextId += 1), values: usageRowValues(records) }),
+    insertMany: (records) => run({ id: (nextId += 1), values: usageRowValues(records), samples: routingSampleValues(records) }),
     touchLastUsed: (lastUsed) => run({ id: (nextId += 1), lastUsed: [...lastUsed] }),
     async close() {
       closing = true;

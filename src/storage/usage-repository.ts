@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import type { Database, NewUsageRecord, UsageRecordRow } from './schema.js';
+import type { Database, NewUsageRecord, RoutingSampleRow, UsageRecordRow } from './schema.js';
 
 export interface UsageQuery {
   readonly ownerId?: string;
@@ -27,7 +27,11 @@ const USAGE_COLUMNS = [
   'latency_ms',
   'carbon_grams',
   'attempts',
+  'counterfactual_cost_usd',
 ] as const satisfies readonly (keyof NewUsageRecord)[];
+
+/** Every column of a routing sample, in the order a batch INSERT lists them. */
+const SAMPLE_COLUMNS = ['request_id', 'owner_id', 'router_id', 'model_id', 'vector', 'created_at'] as const satisfies readonly (keyof RoutingSampleRow)[];
 
 /**
  * Records as one flat list of values, USAGE_COLUMNS.length per record in that order (a column left out is NULL, as
@@ -39,6 +43,17 @@ export function usageRowValues(records: readonly NewUsageRecord[]): unknown[] {
   return values;
 }
 
+/** The routing samples that ride with the records (auto-routed requests), flat as SAMPLE_COLUMNS; empty when none. */
+export function routingSampleValues(records: readonly NewUsageRecord[]): unknown[] {
+  const values: unknown[] = [];
+  for (const record of records) {
+    const sample = record.routing_sample;
+    if (sample === undefined || record.owner_id === null || record.owner_id === undefined) continue;
+    values.push(record.id, record.owner_id, sample.router_id, sample.model_id, sample.vector, record.created_at);
+  }
+  return values;
+}
+
 export function createUsageRepository(db: Kysely<Database>) {
   /**
    * The INSERT of a batch of n rows, compiled by Kysely for this dialect once per n: building and compiling
@@ -46,19 +61,20 @@ export function createUsageRepository(db: Kysely<Database>) {
    */
   const batchSql = new Map<number, string>();
   /** Inserts rows given as usageRowValues; a record already written (same request id) is skipped, never counted twice. */
-  const insertValues = async (values: readonly unknown[]): Promise<void> => {
+  const insertValues = (values: readonly unknown[]): Promise<void> => insertValuesOn(db, values);
+  const insertValuesOn = async (executor: Kysely<Database>, values: readonly unknown[]): Promise<void> => {
     const rowCount = values.length / USAGE_COLUMNS.length;
     if (rowCount === 0) return;
     const known = batchSql.get(rowCount);
     if (known !== undefined) {
-      await db.executeQuery(CompiledQuery.raw(known, values as unknown[]));
+      await executor.executeQuery(CompiledQuery.raw(known, values as unknown[]));
       return;
     }
     const rows: NewUsageRecord[] = [];
     for (let start = 0; start < values.length; start += USAGE_COLUMNS.length) {
       rows.push(Object.fromEntries(USAGE_COLUMNS.map((column, index) => [column, values[start + index]])) as unknown as NewUsageRecord);
     }
-    const compiled = db
+    const compiled = executor
       .insertInto('usage_records')
       .values(rows)
       .onConflict((conflict) => conflict.column('id').doNothing())
@@ -67,12 +83,33 @@ export function createUsageRepository(db: Kysely<Database>) {
     if (compiled.parameters.length === values.length && compiled.parameters.every((parameter, index) => parameter === values[index])) {
       batchSql.set(rowCount, compiled.sql);
     }
-    await db.executeQuery(compiled);
+    await executor.executeQuery(compiled);
+  };
+  /** Inserts routing samples given as routingSampleValues; one already written (same request id) is skipped. */
+  const insertSampleValues = async (executor: Kysely<Database>, values: readonly unknown[]): Promise<void> => {
+    const rows: RoutingSampleRow[] = [];
+    for (let start = 0; start < values.length; start += SAMPLE_COLUMNS.length) {
+      rows.push(Object.fromEntries(SAMPLE_COLUMNS.map((column, index) => [column, values[start + index]])) as unknown as RoutingSampleRow);
+    }
+    if (rows.length === 0) return;
+    await executor.insertInto('routing_samples').values(rows).onConflict((conflict) => conflict.column('request_id').doNothing()).execute();
+  };
+  /**
+   * A batch of records and the routing samples that came with them. With samples, both INSERTs are one transaction:
+   * a sample is never written without its record, and on SQLite one commit covers both.
+   */
+  const insertBatch = async (values: readonly unknown[], samples: readonly unknown[] = []): Promise<void> => {
+    if (samples.length === 0) return insertValues(values);
+    await db.transaction().execute(async (trx) => {
+      await insertValuesOn(trx, values);
+      await insertSampleValues(trx, samples);
+    });
   };
   return {
-    /** Inserts a batch; a record already written (same request id) is skipped, never counted twice. */
-    insertMany: (records: readonly NewUsageRecord[]): Promise<void> => insertValues(usageRowValues(records)),
+    /** Inserts a batch (and its routing samples); a record already written (same request id) is skipped, never counted twice. */
+    insertMany: (records: readonly NewUsageRecord[]): Promise<void> => insertBatch(usageRowValues(records), routingSampleValues(records)),
     insertValues,
+    insertBatch,
     list(query: UsageQuery = {}): Promise<UsageRecordRow[]> {
       let select = db.selectFrom('usage_records').selectAll();
       if (query.ownerId !== undefined) select = select.where('owner_id', '=', query.ownerId);
@@ -80,6 +117,32 @@ export function createUsageRepository(db: Kysely<Database>) {
       if (query.routerId !== undefined) select = select.where('router_id', '=', query.routerId);
       if (query.since !== undefined) select = select.where('created_at', '>=', query.since);
       return select.orderBy('created_at', 'desc').limit(query.limit ?? 1000).execute();
+    },
+    /** A usage record of an owner's, by request id. */
+    async findOwned(ownerId: string, id: string): Promise<UsageRecordRow | undefined> {
+      return db.selectFrom('usage_records').selectAll().where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst();
+    },
+    /**
+     * A router's requests per time bucket in [from, to): cost, and what always using its strongest model would have
+     * cost (a record without a counterfactual, e.g. from before the router was `auto`, counts at its own cost).
+     */
+    async savingsBuckets(ownerId: string, routerId: string, from: number, to: number, bucketMs: number): Promise<{ start: number; requests: number; costUsd: number; counterfactualCostUsd: number }[]> {
+      const start = sql<number | string>`(created_at / ${sql.lit(Math.trunc(bucketMs))}) * ${sql.lit(Math.trunc(bucketMs))}`;
+      const rows = await db
+        .selectFrom('usage_records')
+        .select([
+          start.as('start'),
+          sql<number | string>`count(*)`.as('requests'),
+          sql<number | string | null>`sum(cost_usd)`.as('cost'),
+          sql<number | string | null>`sum(coalesce(counterfactual_cost_usd, cost_usd))`.as('counterfactual'),
+        ])
+        .where('router_id', '=', routerId)
+        .where('owner_id', '=', ownerId)
+        .where('created_at', '>=', from)
+        .where('created_at', '<', to)
+        .groupBy(start)
+        .execute();
+      return rows.map((row) => ({ start: Number(row.start), requests: Number(row.requests), costUsd: Number(row.cost ?? 0), counterfactualCostUsd: Number(row.counterfactual ?? 0) }));
     },
     /** What a key or a router has spent (USD) in records created at or after `since`. */
     async spentSince(subject: { readonly kind: 'key' | 'router'; readonly id: string }, since: number): Promise<number> {

@@ -315,6 +315,8 @@ describe('modelport usage mistakes and help', () => {
       'model remove',
       'models list',
       'usage list',
+      'usage summary',
+      'feedback add',
       'agent create',
       'agent list',
       'agent show',

@@ -84,7 +84,7 @@ describe('modelport router settings and router update', () => {
     assert.match(foreign.stderr, /No router rt_doesnotexist belongs to owner@example\.com/);
   });
 
-  it('router calibrate fits abilities from a labelled file, keeps the other settings, and refuses files that score none of its models', async () => {
+  it('router calibrate fits the router from a labelled file, keeps the other settings, and refuses files that score none of its models', async () => {
     const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const file = join(database.directory, 'labelled.jsonl');
@@ -98,16 +98,17 @@ describe('modelport router settings and router update', () => {
     const autoId = before.id;
     const run = await cli('router', 'calibrate', '--owner', OWNER, '--id', autoId, '--file', file, '--json');
     assertExit(run, 0);
-    const output = parseJsonObject(run.stdout) as { router: RouterJson & { settings: { autoAbilities?: Record<string, { position: number; offset: number; examples: number }> } }; ignored: string[] };
+    const output = parseJsonObject(run.stdout) as { router: RouterJson & { settings: { autoFit?: { labels: number; models: Record<string, { labels: number }> } } }; ignored: string[]; modelsFitted: string[] };
     assert.deepEqual(output.ignored, ['acme:other']);
-    const abilities = output.router.settings.autoAbilities ?? {};
-    assert.deepEqual(Object.keys(abilities).sort(), ['sim:large', 'sim:small']);
-    assert.equal(abilities['sim:small']?.examples, 12);
+    assert.deepEqual([...output.modelsFitted].sort(), ['sim:large', 'sim:small']);
+    const fit = output.router.settings.autoFit;
+    assert.deepEqual(Object.keys(fit?.models ?? {}).sort(), ['sim:large', 'sim:small']);
+    assert.equal(fit?.models['sim:small']?.labels, 12);
     assert.equal(output.router.settings.qualityTarget, before.settings.qualityTarget);
     const human = await cli('router', 'calibrate', '--owner', OWNER, '--id', autoId, '--file', file);
     assertExit(human, 0);
     assert.equal(human.stdout, `${autoId}\n`);
-    assert.match(human.stderr, /sim:small: position -?\d/);
+    assert.match(human.stderr, /sim:small: 12 labels/);
     writeFileSync(file, JSON.stringify({ prompt: 'x', scores: { 'acme:other': 1 } }));
     const none = await cli('router', 'calibrate', '--owner', OWNER, '--id', autoId, '--file', file);
     assertExit(none, 1);

@@ -47,7 +47,7 @@ describe('auto router calibrated from labelled examples, end to end', () => {
         ]),
       },
     });
-    assert.deepEqual(Object.keys(router.settings.autoAbilities ?? {}).sort(), ['sim:large', 'sim:small']);
+    assert.deepEqual(Object.keys(router.settings.autoFit?.models ?? {}).sort(), ['sim:large', 'sim:small']);
     // Servers pick router changes up within MODELPORT_CHANGE_POLL_MS (50 ms here).
     let after = before;
     for (let tries = 0; tries < 40; tries += 1) {

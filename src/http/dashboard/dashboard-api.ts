@@ -12,6 +12,7 @@ import type { DashboardContext } from './dashboard-context.js';
 import { registerKeyRoutes } from './key-routes.js';
 import { registerPlaygroundEmbeddingsRoute } from './playground-embeddings-route.js';
 import { registerPlaygroundRoute } from './playground-route.js';
+import { registerRouterLearningRoutes } from './router-learning-routes.js';
 import { registerRouterRoutes } from './router-routes.js';
 import { apiSecurityHeaders } from './security-headers.js';
 import { registerUsageRoutes } from './usage-routes.js';
@@ -48,6 +49,7 @@ export async function dashboardApi(app: FastifyInstance, options: { deps: AppDep
   registerWorkspaceRoutes(app, context);
   registerCatalogRoutes(app, context);
   registerRouterRoutes(app, context);
+  registerRouterLearningRoutes(app, context);
   registerKeyRoutes(app, context);
   registerUsageRoutes(app, context);
   registerPlaygroundRoute(app, context);

@@ -4,7 +4,9 @@ import { AdminInputError } from '../../admin/admin-errors.js';
 import type { ModelCatalog } from '../../catalog/catalog.js';
 import { routerKind } from '../../catalog/router-kind.js';
 import type { RouterSettingsChange } from '../../admin/router-settings-input.js';
-import type { IsoTimes, RouterView } from '../../dashboard/dashboard-api-types.js';
+import type { IsoTimes, RouterSettingsView, RouterView } from '../../dashboard/dashboard-api-types.js';
+import type { DashboardServices } from '../../dashboard/dashboard-services.js';
+import { fitView } from '../../dashboard/router-learning-views.js';
 import type { Workspace } from '../../dashboard/workspaces.js';
 import { resolveRange } from '../../dashboard/usage-report.js';
 import { errors } from '../../lib/errors.js';
@@ -44,6 +46,19 @@ function adminError(error: unknown): unknown {
   return errors.invalidRequest(message, param);
 }
 
+/** The settings as the router page reads them: an `auto` fit summarised, its weights left on the server. */
+function settingsView(settings: RouterSettings): RouterSettingsView {
+  const { autoFit, ...rest } = settings;
+  return autoFit === undefined ? rest : { ...rest, autoFit: fitView(autoFit) };
+}
+
+/** A router of the workspace, or 404 (a router of another workspace is not revealed). */
+export async function findWorkspaceRouter(services: DashboardServices, workspace: Workspace, id: string): Promise<RouterRecord> {
+  const router = id.length <= 128 ? await services.repositories.routers.findById(id) : undefined;
+  if (router === undefined || router.ownerId !== workspace.id) throw errors.dashboardNotFound('router_not_found', 'No such router in this workspace.');
+  return router;
+}
+
 function routerView(router: RouterRecord, catalog: ModelCatalog): IsoTimes<RouterView> {
   return withIsoTimes({
     id: router.id,
@@ -51,7 +66,7 @@ function routerView(router: RouterRecord, catalog: ModelCatalog): IsoTimes<Route
     kind: routerKind(router.models, catalog),
     models: router.models,
     strategy: router.strategy,
-    settings: router.settings,
+    settings: settingsView(router.settings),
     createdAt: router.createdAt,
     updatedAt: router.updatedAt,
   });
@@ -60,11 +75,7 @@ function routerView(router: RouterRecord, catalog: ModelCatalog): IsoTimes<Route
 /** Routers of a workspace, with the CLI's validation (src/admin/router-admin.ts). */
 export function registerRouterRoutes(app: FastifyInstance, { deps, services }: DashboardContext): void {
   const { routers } = services.repositories;
-  const findRouter = async (workspace: Workspace, id: string): Promise<RouterRecord> => {
-    const router = id.length <= 128 ? await routers.findById(id) : undefined;
-    if (router === undefined || router.ownerId !== workspace.id) throw errors.dashboardNotFound('router_not_found', 'No such router in this workspace.');
-    return router;
-  };
+  const findRouter = (workspace: Workspace, id: string): Promise<RouterRecord> => findWorkspaceRouter(services, workspace, id);
   const base = `${DASHBOARD_PREFIX}/workspaces/:ws/routers`;
   const catalogOf = async (workspace: Workspace): Promise<ModelCatalog> => deps.ownerCatalogs.forOwner(workspace.id);
 

@@ -1,5 +1,8 @@
+import type { RouterFit } from '../routing-contract.js';
 import { abilityFromPrice, abilityFromQualityScore } from './abilities.js';
-import { createPromptScorer, probabilityOf, type AutoRouterModel, type ModelAbility } from './model.js';
+import { createPromptScorer, logitOf, probabilityOf, type AutoRouterModel, type ModelAbility } from './model.js';
+import { fillPromptVector, PROMPT_VECTOR_LENGTH } from './prompt-vector.js';
+import { DEFAULT_UNCERTAINTY, fittedModelOf, logitWithFit } from './router-fit.js';
 
 /** What the predictor needs to know about a candidate model; the catalog's ModelInfo fits. */
 export interface AutoCandidate {
@@ -33,7 +36,26 @@ export interface AutoChoice {
   readonly predicted: ReadonlyMap<string, number>;
 }
 
+/** What the predictor makes of one prompt for a router: per candidate, in the order given. */
+export interface AutoAssessment {
+  /** The prompt vector (prompt-vector.ts), a new array. */
+  readonly vector: Float32Array;
+  /** Log-odds of a good answer. */
+  readonly logits: Float64Array;
+  /** Their standard deviation, for Thompson sampling. */
+  readonly uncertainty: Float64Array;
+}
+
+export interface AssessOptions {
+  /** Abilities calibrated for the router, by id; used for models its fit does not cover. */
+  readonly abilities?: Readonly<Record<string, ModelAbility>> | undefined;
+  /** The router's own fit (router-fit.ts): its models get their catalog prior plus the fitted correction. Ignored for another vector version. */
+  readonly fit?: RouterFit | undefined;
+}
+
 export interface AutoPredictor {
+  /** Log-odds, their uncertainty and the prompt vector for each candidate, in one feature pass. */
+  assess(promptText: string, models: readonly AutoCandidate[], options?: AssessOptions): AutoAssessment;
   /**
    * P(good answer) for each candidate on this prompt, by id. Runs in-process, no I/O.
    * `calibrated`: abilities fitted for this router, by id; they win over every other source.
@@ -108,8 +130,27 @@ export function createAutoPredictor(model: AutoRouterModel, options: AutoPredict
     return result;
   };
 
+  const assess = (promptText: string, models: readonly AutoCandidate[], assessOptions: AssessOptions = {}): AutoAssessment => {
+    const traits = scorer.score(promptText);
+    const vector = fillPromptVector(scorer.buffer, traits, new Float32Array(PROMPT_VECTOR_LENGTH));
+    const logits = new Float64Array(models.length);
+    const uncertainty = new Float64Array(models.length);
+    models.forEach((candidate, index) => {
+      const fitted = fittedModelOf(assessOptions.fit, candidate.id);
+      if (fitted !== undefined) {
+        logits[index] = logitWithFit(abilityOf(candidate), vector, fitted);
+        uncertainty[index] = fitted.uncertainty;
+      } else {
+        logits[index] = logitOf(assessOptions.abilities?.[candidate.id] ?? abilityOf(candidate), traits);
+        uncertainty[index] = DEFAULT_UNCERTAINTY;
+      }
+    });
+    return { vector, logits, uncertainty };
+  };
+
   return {
     predict,
+    assess,
     abilityOf,
     choose(promptText, models, objective, usage = {}) {
       if (models.length === 0) throw new Error('auto: no candidate models to choose from');

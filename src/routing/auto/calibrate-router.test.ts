@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FIXTURE_MODELS, fixtureModel } from '../../../test/support/routing-fixtures.js';
 import { createAutoPredictor } from './auto-predictor.js';
-import { calibrateRouter, UNKNOWN_MODEL_PRIOR } from './calibrate-router.js';
+import { calibrateRouter, priorAbilityOf, routerLabelsOf, UNKNOWN_MODEL_PRIOR } from './calibrate-router.js';
+import { createPromptVectorizer } from './prompt-vector.js';
+import { fitRouter } from './router-fit.js';
 import type { RoutingDataset } from './dataset.js';
 import { loadShippedAutoModel } from './shipped-model.js';
 
@@ -57,5 +59,21 @@ describe('calibrateRouter', () => {
     const fitted = abilities['custom:thing'];
     assert.ok(fitted !== undefined);
     assert.notDeepEqual({ position: fitted.position, offset: fitted.offset }, UNKNOWN_MODEL_PRIOR);
+  });
+});
+
+describe('router labels from labelled examples', () => {
+  it('labels every router model the examples score with each prompt\'s vector, and fits on them', () => {
+    const { labels, ignored } = routerLabelsOf(model, ['acme:tiny', 'acme:big'], dataset({ 'acme:tiny': (i) => i % 2, 'acme:big': () => 1, 'other:model': () => 0 }));
+    assert.deepEqual(ignored, ['other:model']);
+    assert.equal(labels.length, 2 * QUESTIONS.length);
+    assert.deepEqual(labels[0]?.vector, createPromptVectorizer(model)(QUESTIONS[0] ?? ''));
+    assert.deepEqual(labels.filter((label) => label.model === 'acme:tiny').map((label) => label.score), QUESTIONS.map((_, i) => i % 2));
+    const prior = priorAbilityOf(model, (id) => FIXTURE_MODELS.find((entry) => entry.id === id));
+    assert.deepEqual(prior('acme:big'), { position: predictor.abilityOf(fixtureModel('acme:big')).position, offset: predictor.abilityOf(fixtureModel('acme:big')).offset });
+    assert.deepEqual(prior('nobody:knows'), UNKNOWN_MODEL_PRIOR);
+    const fit = fitRouter({ labels, priorAbility: prior });
+    assert.deepEqual(Object.keys(fit.models), ['acme:big', 'acme:tiny']);
+    assert.equal(fit.labels, labels.length);
   });
 });

@@ -3,6 +3,8 @@ import { calibrateAbility } from './abilities.js';
 import { createAutoPredictor, type AutoCandidate } from './auto-predictor.js';
 import type { RoutingDataset } from './dataset.js';
 import { createPromptScorer, type AutoRouterModel, type ModelAbility, type PromptTraits } from './model.js';
+import { createPromptVectorizer } from './prompt-vector.js';
+import type { RouterLabel } from './router-fit.js';
 
 /** Where a model with no catalog entry starts before its examples move it: halfway between the anchors. */
 export const UNKNOWN_MODEL_PRIOR: ModelAbility = { position: 0.5, offset: 0 };
@@ -47,3 +49,33 @@ export function calibrateRouter(
 }
 
 const round = (value: number) => Math.round(value * 1e4) / 1e4;
+
+/**
+ * The prior a router fit (router-fit.ts) corrects, by model id: the ability the `auto` strategy itself gives
+ * the catalog's model, {@link UNKNOWN_MODEL_PRIOR} for one the catalog lacks.
+ */
+export function priorAbilityOf(model: AutoRouterModel, catalogEntry: (id: string) => AutoCandidate | undefined): (id: string) => ModelAbility {
+  const predictor = createAutoPredictor(model);
+  return (id) => {
+    const entry = catalogEntry(id);
+    if (entry === undefined) return UNKNOWN_MODEL_PRIOR;
+    const { position, offset } = predictor.abilityOf(entry);
+    return { position, offset };
+  };
+}
+
+/**
+ * Labelled examples as router-fit labels: each prompt's vector once, with one label per router model the
+ * examples score; the models the router does not list are returned as ignored.
+ */
+export function routerLabelsOf(model: AutoRouterModel, routerModels: readonly string[], examples: RoutingDataset): { labels: RouterLabel[]; ignored: string[] } {
+  const vectorize = createPromptVectorizer(model);
+  const vectors = examples.prompts.map((prompt) => vectorize(prompt));
+  const labels: RouterLabel[] = [];
+  const ignored: string[] = [];
+  for (const [id, scores] of examples.scores) {
+    if (!routerModels.includes(id)) ignored.push(id);
+    else vectors.forEach((vector, index) => labels.push({ vector, model: id, score: scores[index] ?? 0 }));
+  }
+  return { labels, ignored };
+}

@@ -103,6 +103,11 @@ describe('eval routing', () => {
     assert.equal(mini?.source, 'calibrated');
     assert.equal(mini?.calibrationPrompts, 60);
     assert.notDeepEqual(readPredictions(file('calibrated.jsonl'))[0], readPredictions(file('out.jsonl'))[0]);
+    // Beside auto: the router that knows only each model's mean score on the 60 calibration prompts.
+    assert.deepEqual(
+      result.report.routers.map((router) => router.name),
+      ['auto', 'mean-accuracy', 'random', 'prompt-length', 'always-cheapest', 'always-best', 'oracle'],
+    );
   });
 
   it('reports APGR and CPT for two models', async () => {
@@ -130,7 +135,11 @@ describe('modelport eval routing (bin/modelport)', () => {
     assert.equal(run.stderr, '');
     const evaluation = parseJsonObject(run.stdout).evaluation as { prompts: number; routers: Array<{ name: string; aiq: number; apgr: number | null }> };
     assert.equal(evaluation.prompts, rows.length);
-    assert.equal(evaluation.routers.length, 6);
+    assert.deepEqual(
+      evaluation.routers.map((router) => router.name),
+      ['auto', 'mean-accuracy', 'random', 'prompt-length', 'always-cheapest', 'always-best', 'oracle'],
+      'the mean-accuracy router of the calibration labels joins the baselines',
+    );
     assert.equal(evaluation.routers[0]?.apgr, null);
     assert.equal(readPredictions(file('cli.jsonl')).length, rows.length);
   });

@@ -1,9 +1,12 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { readModelsFile, readRoutingDataset, RoutingDataError, type PricedModel, type RoutingDataset } from './dataset.js';
-import { evaluateRouting, predictPrompts, resolveAbilities, type EvaluationReport, type ResolvedAbility } from './evaluate.js';
-import type { Table } from './metrics.js';
+import { evaluateRouting, meanAccuracyRouter, predictPrompts, resolveAbilities, type EvaluationReport, type ResolvedAbility } from './evaluate.js';
+import { mean, type Table } from './metrics.js';
+import { UNKNOWN_MODEL_PRIOR } from './calibrate-router.js';
 import type { AutoRouterModel } from './model.js';
+import { createPromptVectorizer } from './prompt-vector.js';
+import { fitRouter, predictWithFit, type RouterLabel } from './router-fit.js';
 
 export interface RoutingEvaluationFiles {
   readonly data: string;
@@ -49,7 +52,10 @@ export async function writePredictions(path: string, models: readonly PricedMode
 /**
  * `modelport eval routing`: predicts every prompt of the data from its text
  * alone (the scores are read only afterwards, to score the predictions),
- * writes the predictions, and scores them against the baselines.
+ * writes the predictions, and scores them against the baselines. With a
+ * calibration set, the router's own fit on its labels (router-fit.ts, as
+ * `router calibrate` makes it) adds to each model's prior, and the
+ * mean-accuracy router of those labels joins the baselines.
  */
 export async function runRoutingEvaluation(model: AutoRouterModel, files: RoutingEvaluationFiles): Promise<RoutingEvaluationResult> {
   const [dataset, priced, calibration] = await Promise.all([
@@ -59,13 +65,50 @@ export async function runRoutingEvaluation(model: AutoRouterModel, files: Routin
   ]);
   const models = modelsToEvaluate(dataset, priced, files.models);
   if (models.length < 2) throw new RoutingDataError(`${files.data} scores one model; routing needs at least two.`);
-  const abilities = resolveAbilities(model, models, calibration);
-  const predicted = predictPrompts(model, dataset.prompts, abilities);
+  const priors = resolveAbilities(model, models);
+  let abilities: readonly ResolvedAbility[] = priors;
+  let predicted: Table;
+  if (calibration === undefined) predicted = predictPrompts(model, dataset.prompts, priors);
+  else {
+    const vectorize = createPromptVectorizer(model);
+    const priorOf = new Map(priors.map((ability) => [ability.name, ability]));
+    // Labels are only made for the evaluated models, which all have a prior.
+    const fit = fitRouter({ labels: calibrationLabels(calibration, models, vectorize), priorAbility: (name) => priorOf.get(name) ?? UNKNOWN_MODEL_PRIOR });
+    predicted = predictWithFit(dataset.prompts.map(vectorize), priors.map((ability) => ({ name: ability.name, ability })), fit);
+    abilities = priors.map((ability): ResolvedAbility => {
+      const fitted = fit.models[ability.name];
+      return fitted === undefined ? ability : { ...ability, source: 'calibrated', calibrationPrompts: fitted.labels };
+    });
+  }
   await writePredictions(files.predictions, models, predicted);
   const scored = new Set(dataset.scores.keys());
+  const routers = calibration === undefined ? [] : [meanAccuracyBaseline(model, models, priors, calibration, dataset.prompts.length)];
   return {
-    report: evaluateRouting(dataset, models, predicted),
+    report: evaluateRouting(dataset, models, predicted, { routers }),
     abilities,
     unusedModels: priced.map((entry) => entry.name).filter((name) => !scored.has(name)),
   };
+}
+
+/** One label per calibration prompt and evaluated model that the calibration scores. */
+function calibrationLabels(calibration: RoutingDataset, models: readonly PricedModel[], vectorize: (text: string) => Float32Array): RouterLabel[] {
+  const vectors = calibration.prompts.map(vectorize);
+  return models.flatMap((entry) => {
+    const scores = calibration.scores.get(entry.name);
+    return scores === undefined ? [] : vectors.map((vector, p) => ({ vector, model: entry.name, score: scores[p] ?? 0 }));
+  });
+}
+
+/**
+ * The router that knows only each model's mean score on the calibration
+ * prompts; a model they do not score gets its prior's mean predicted
+ * probability on those prompts.
+ */
+function meanAccuracyBaseline(model: AutoRouterModel, models: readonly PricedModel[], priors: readonly ResolvedAbility[], calibration: RoutingDataset, prompts: number) {
+  const prior = predictPrompts(model, calibration.prompts, priors);
+  const priorMean = (name: string) => {
+    const m = models.findIndex((entry) => entry.name === name);
+    return mean(Float64Array.from({ length: prior.prompts }, (_, p) => prior.values[p * prior.models + m] ?? 0));
+  };
+  return meanAccuracyRouter(prompts, models, calibration, priorMean);
 }

@@ -13,9 +13,13 @@ import {
   type CostPoint,
   type Table,
 } from './metrics.js';
-import { createPromptScorer, probabilityOf, type AutoRouterModel, type ModelAbility, type PromptTraits } from './model.js';
+import { createPromptScorer, probabilityOf, type AutoRouterModel, type FamiliarityGate, type ModelAbility, type PromptTraits } from './model.js';
 
-/** Where each evaluated model's ability came from. */
+/**
+ * Where each evaluated model's ability came from. 'calibrated': moved by
+ * labelled calibration prompts (by `resolveAbilities`' ability fit, or, in
+ * `eval routing`, by the router's own fit on top of this prior).
+ */
 export interface ResolvedAbility extends ModelAbility {
   readonly name: string;
   readonly source: 'trained' | 'price-prior' | 'calibrated';
@@ -47,9 +51,14 @@ export function resolveAbilities(model: AutoRouterModel, models: readonly Priced
   });
 }
 
-/** P(good answer) for every prompt and model, from the prompts alone. */
-export function predictPrompts(model: AutoRouterModel, prompts: readonly string[], abilities: readonly ModelAbility[]): Table {
-  const scorer = createPromptScorer(model);
+/** P(good answer) for every prompt and model, from the prompts alone; `gate` overrides the model's familiarity gate (null: none). */
+export function predictPrompts(
+  model: AutoRouterModel,
+  prompts: readonly string[],
+  abilities: readonly ModelAbility[],
+  gate: FamiliarityGate | null | undefined = model.gate,
+): Table {
+  const scorer = createPromptScorer(model, gate);
   const values = new Float64Array(prompts.length * abilities.length);
   prompts.forEach((prompt, p) => {
     const traits = scorer.score(prompt);
@@ -97,11 +106,45 @@ export interface EvaluationReport {
 
 export const BASELINE_SEED = 20240601;
 
+/** Another router's predictions (prompts × models, in `models` order), scored beside auto. */
+export interface NamedTable {
+  readonly name: string;
+  readonly table: Table;
+}
+
+export interface EvaluateOptions {
+  /** Scored after auto, before the baselines, in this order. */
+  readonly routers?: readonly NamedTable[];
+}
+
+/** Name of the router that knows only each model's mean score on the calibration prompts. */
+export const MEAN_ACCURACY_ROUTER = 'mean-accuracy';
+
+/**
+ * The mean-accuracy router: every prompt gets each model's mean score on the
+ * calibration prompts; a model the calibration does not score gets
+ * `fallback(name)` (what is known of it without labels).
+ */
+export function meanAccuracyRouter(
+  prompts: number,
+  models: readonly PricedModel[],
+  calibration: Pick<RoutingDataset, 'scores'> | undefined,
+  fallback: (name: string) => number,
+): NamedTable {
+  const means = models.map((model) => {
+    const scores = calibration?.scores.get(model.name);
+    return scores === undefined || scores.length === 0 ? fallback(model.name) : mean(scores);
+  });
+  const values = new Float64Array(prompts * models.length);
+  for (let p = 0; p < prompts; p += 1) values.set(means, p * models.length);
+  return { name: MEAN_ACCURACY_ROUTER, table: { prompts, models: models.length, values } };
+}
+
 /**
  * Scores `predicted` (the auto router's probabilities, prompts × models in
  * `models` order) against the data's scores, with the baselines.
  */
-export function evaluateRouting(dataset: RoutingDataset, models: readonly PricedModel[], predicted: Table): EvaluationReport {
+export function evaluateRouting(dataset: RoutingDataset, models: readonly PricedModel[], predicted: Table, options: EvaluateOptions = {}): EvaluationReport {
   const n = dataset.prompts.length;
   const m = models.length;
   const actual = new Float64Array(n * m);
@@ -162,6 +205,7 @@ export function evaluateRouting(dataset: RoutingDataset, models: readonly Priced
 
   const routers: RouterReport[] = [
     swept('auto', predicted, gain(predicted)),
+    ...(options.routers ?? []).map((router) => swept(router.name, router.table, gain(router.table))),
     swept('random', randomTable, column(randomTable, 0)),
     swept('prompt-length', lengthTable, dataset.prompts.map((prompt) => prompt.length)),
     single('always-cheapest', cheapest),

@@ -29,6 +29,18 @@ function dot(a: Float64Array, b: Float64Array): number {
 
 /** Minimises `objective` starting from `x`, which it updates in place. */
 export function minimizeLbfgs(objective: Objective, x: Float64Array, options: LbfgsOptions = {}): LbfgsResult {
+  const steps = minimizeLbfgsSteps(objective, x, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * {@link minimizeLbfgs} that pauses after every evaluation of the objective, so a caller can spread a long
+ * fit over short slices of the event loop.
+ */
+export function* minimizeLbfgsSteps(objective: Objective, x: Float64Array, options: LbfgsOptions = {}): Generator<void, LbfgsResult> {
   const n = x.length;
   const memory = options.memory ?? 8;
   const maxIterations = options.maxIterations ?? 200;
@@ -42,6 +54,7 @@ export function minimizeLbfgs(objective: Objective, x: Float64Array, options: Lb
   const direction = new Float64Array(n);
   const candidate = new Float64Array(n);
   let loss = objective(x, gradient);
+  yield;
   let iteration = 0;
 
   for (; iteration < maxIterations; iteration += 1) {
@@ -80,6 +93,7 @@ export function minimizeLbfgs(objective: Objective, x: Float64Array, options: Lb
     for (let attempt = 0; attempt < 30; attempt += 1) {
       for (let i = 0; i < n; i += 1) candidate[i] = (x[i] ?? 0) + step * (direction[i] ?? 0);
       nextLoss = objective(candidate, nextGradient);
+      yield;
       if (nextLoss <= loss + 1e-4 * step * slope) break;
       step *= 0.5;
     }

@@ -179,3 +179,43 @@ export function trainJointOutcomes(matrix: FeatureMatrix, labels: AnchorLabels, 
   const result = minimizeLbfgs(objective, x, { maxIterations: options.maxIterations ?? 300 });
   return { weights: x.subarray(0, weightCount), biases: x.slice(weightCount), loss: result.loss, iterations: result.iterations };
 }
+
+/**
+ * The meta-only softmax an unfamiliar prompt falls back on (AutoRouterModel.fallback): the same fit with
+ * every text feature dropped. Returns `OUTCOME_COUNT` weights per meta feature and the biases.
+ */
+export function trainMetaOnly(
+  matrix: FeatureMatrix,
+  labels: AnchorLabels,
+  rowsUsed: readonly number[],
+  options: TrainOptions,
+  /** The meta features it may use, by index; the others are left at zero. @default all */
+  keep?: readonly number[],
+): TrainedWeights {
+  let used = matrix;
+  if (keep !== undefined) {
+    const meta = new Float32Array(matrix.meta.length);
+    for (let row = 0; row < matrix.rows; row += 1) for (const j of keep) meta[row * META_COUNT + j] = matrix.meta[row * META_COUNT + j] ?? 0;
+    used = { ...matrix, meta };
+  }
+  const trained = trainJointOutcomes(used, labels, rowsUsed, { ...options, minPrompts: Number.POSITIVE_INFINITY });
+  return { ...trained, weights: trained.weights.slice(0, META_COUNT * OUTCOME_COUNT) };
+}
+
+/**
+ * Per meta feature, the share of the used rows that have it, or 1 for a feature that is not 0/1 in them
+ * (lengths and the like are never "unseen"): MetaOnlyWeights.shares.
+ */
+export function metaShares(matrix: FeatureMatrix, rowsUsed: readonly number[]): Float64Array {
+  const shares = new Float64Array(META_COUNT);
+  const binary = new Array<boolean>(META_COUNT).fill(true);
+  for (const row of rowsUsed) {
+    for (let j = 0; j < META_COUNT; j += 1) {
+      const value = matrix.meta[row * META_COUNT + j] ?? 0;
+      if (value !== 0) shares[j] = (shares[j] ?? 0) + 1;
+      if (value !== 0 && value !== 1) binary[j] = false;
+    }
+  }
+  for (let j = 0; j < META_COUNT; j += 1) shares[j] = binary[j] === true && rowsUsed.length > 0 ? (shares[j] ?? 0) / rowsUsed.length : 1;
+  return shares;
+}

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { featureCount, META_COUNT, type FeatureConfig } from './features.js';
-import { OUTCOME_COUNT, type AnchorModel, type AutoRouterModel } from './model.js';
+import { OUTCOME_COUNT, type AnchorModel, type AutoRouterModel, type FamiliarityGate } from './model.js';
 
 /**
  * The shipped weights file (weights/auto-router.json). Hashed buckets that
@@ -26,6 +26,10 @@ export interface AutoRouterWeightsFile {
   readonly anchors: readonly [AnchorModel, AnchorModel];
   /** {@link AutoRouterModel.lengthPrior}; absent means 0. */
   readonly lengthPrior?: number;
+  /** {@link AutoRouterModel.gate}; absent means no gate. */
+  readonly gate?: FamiliarityGate;
+  /** {@link AutoRouterModel.fallback}: `OUTCOME_COUNT` weights per meta feature and one bias per class. */
+  readonly fallback?: { readonly meta: readonly number[]; readonly biases: readonly number[]; readonly shares?: readonly number[] };
   /** How the weights were made and what they scored held out, for people. */
   readonly training: Readonly<Record<string, string | number | boolean | null>>;
 }
@@ -46,6 +50,8 @@ export interface EncodeInput {
   readonly anchors: readonly [AnchorModel, AnchorModel];
   readonly classes: readonly string[];
   readonly lengthPrior?: number;
+  readonly gate?: FamiliarityGate;
+  readonly fallback?: { readonly weights: Float64Array | Float32Array; readonly biases: Float64Array | Float32Array; readonly shares?: Float64Array | Float32Array };
   readonly training: AutoRouterWeightsFile['training'];
 }
 
@@ -89,6 +95,16 @@ export function encodeWeightsFile(input: EncodeInput): AutoRouterWeightsFile {
     buckets: { count: kept.length, indices: Buffer.from(varints).toString('base64'), values: values.toString('base64'), scale },
     anchors: input.anchors,
     ...(input.lengthPrior === undefined ? {} : { lengthPrior: input.lengthPrior }),
+    ...(input.gate === undefined ? {} : { gate: input.gate }),
+    ...(input.fallback === undefined
+      ? {}
+      : {
+          fallback: {
+            meta: Array.from(input.fallback.weights, (w) => round(w, 6)),
+            biases: Array.from(input.fallback.biases, (b) => round(b, 8)),
+            ...(input.fallback.shares === undefined ? {} : { shares: Array.from(input.fallback.shares, (share) => round(share, 6)) }),
+          },
+        }),
     training: input.training,
   };
 }
@@ -100,6 +116,13 @@ export function decodeWeightsFile(file: AutoRouterWeightsFile): AutoRouterModel 
   if (!Number.isInteger(hashBits) || hashBits < 8 || hashBits > 24) throw new WeightsFileError(`Bad hashBits ${hashBits}.`);
   if (file.meta.length !== META_COUNT * OUTCOME_COUNT || file.biases.length !== OUTCOME_COUNT) {
     throw new WeightsFileError('The weights were made for other features than this version computes.');
+  }
+  const shares = file.fallback?.shares;
+  if (
+    file.fallback !== undefined &&
+    (file.fallback.meta.length !== META_COUNT * OUTCOME_COUNT || file.fallback.biases.length !== OUTCOME_COUNT || (shares !== undefined && shares.length !== META_COUNT))
+  ) {
+    throw new WeightsFileError('The meta-only weights were made for other features than this version computes.');
   }
   const size = featureCount(file.features);
   const weights = new Float32Array(size * OUTCOME_COUNT);
@@ -130,6 +153,16 @@ export function decodeWeightsFile(file: AutoRouterWeightsFile): AutoRouterModel 
     biases: Float32Array.from(file.biases),
     anchors: file.anchors,
     ...(file.lengthPrior === undefined ? {} : { lengthPrior: file.lengthPrior }),
+    ...(file.gate === undefined ? {} : { gate: file.gate }),
+    ...(file.fallback === undefined
+      ? {}
+      : {
+          fallback: {
+            weights: Float32Array.from(file.fallback.meta),
+            biases: Float32Array.from(file.fallback.biases),
+            ...(shares === undefined ? {} : { shares: Float32Array.from(shares) }),
+          },
+        }),
   };
 }
 
@@ -152,6 +185,29 @@ function parseAnchor(value: unknown): AnchorModel {
   };
 }
 
+const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+function parseGate(value: unknown): FamiliarityGate {
+  const optional = (key: string) => !isRecord(value) || value[key] === undefined || isFiniteNumber(value[key]);
+  if (!isRecord(value) || !isFiniteNumber(value.low) || !isFiniteNumber(value.high) || !optional('threshold') || !optional('ceiling') || !optional('minShare')) {
+    throw new WeightsFileError('gate must have numeric low and high (and threshold, ceiling, minShare).');
+  }
+  return {
+    low: value.low,
+    high: value.high,
+    ...(isFiniteNumber(value.threshold) ? { threshold: value.threshold } : {}),
+    ...(isFiniteNumber(value.ceiling) ? { ceiling: value.ceiling } : {}),
+    ...(isFiniteNumber(value.minShare) ? { minShare: value.minShare } : {}),
+  };
+}
+
+function parseFallback(value: unknown): NonNullable<AutoRouterWeightsFile['fallback']> {
+  if (!isRecord(value) || !isNumberArray(value.meta) || !isNumberArray(value.biases) || (value.shares !== undefined && !isNumberArray(value.shares))) {
+    throw new WeightsFileError('fallback must have meta and biases arrays (and a shares array).');
+  }
+  return { meta: value.meta, biases: value.biases, ...(value.shares === undefined ? {} : { shares: value.shares }) };
+}
+
 /** Checks the shape of a parsed weights file (e.g. the imported JSON). */
 export function parseWeightsFile(value: unknown): AutoRouterWeightsFile {
   if (!isRecord(value) || value.format !== 'modelport.auto-router' || value.version !== 1) throw new WeightsFileError('Not a version 1 auto-router weights file.');
@@ -168,6 +224,8 @@ export function parseWeightsFile(value: unknown): AutoRouterWeightsFile {
   if (value.lengthPrior !== undefined && (typeof value.lengthPrior !== 'number' || !Number.isFinite(value.lengthPrior))) {
     throw new WeightsFileError('lengthPrior must be a number.');
   }
+  const gate = value.gate === undefined ? undefined : parseGate(value.gate);
+  const fallback = value.fallback === undefined ? undefined : parseFallback(value.fallback);
   const summary: Record<string, string | number | boolean | null> = {};
   for (const [key, item] of Object.entries(training)) {
     if (item === null || typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') summary[key] = item;
@@ -182,6 +240,8 @@ export function parseWeightsFile(value: unknown): AutoRouterWeightsFile {
     buckets: { count: buckets.count, indices: buckets.indices, values: buckets.values, scale: buckets.scale },
     anchors: [parseAnchor(anchors[0]), parseAnchor(anchors[1])],
     ...(typeof value.lengthPrior === 'number' ? { lengthPrior: value.lengthPrior } : {}),
+    ...(gate === undefined ? {} : { gate }),
+    ...(fallback === undefined ? {} : { fallback }),
     training: summary,
   };
 }

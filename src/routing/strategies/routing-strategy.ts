@@ -51,6 +51,23 @@ export interface StrategyContext {
   readonly random: () => number;
   /** The request being routed, for strategies that read the prompt (`auto`). */
   readonly request: ChatRequest;
+  /** Where a strategy leaves what the plan reports beyond the ranking; planRoute passes one per decision. */
+  readonly notes?: StrategyNotes;
+}
+
+/** What a strategy tells the plan beside its ranking. */
+export interface StrategyNotes {
+  auto?: AutoPlanNote;
+}
+
+/** `auto`: what feedback and savings need of this decision. */
+export interface AutoPlanNote {
+  /** The prompt vector (auto/prompt-vector.ts), base64: what a label on this request is fitted on. */
+  readonly promptVector: string;
+  /** Whether Thompson sampling changed the first choice. */
+  readonly explored: boolean;
+  /** The candidate with the highest predicted quality: the "always use the strongest" counterfactual. */
+  readonly strongestModel: string;
 }
 
 export interface RankedCandidate {

@@ -35,6 +35,8 @@ export interface ApiClientOptions {
 export interface ApiClient {
   get<T>(path: string, signal?: AbortSignal): Promise<T>;
   send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
+  /** A POST of text that is not JSON (an uploaded JSON-lines file), with its content type. */
+  upload<T>(path: string, text: string, contentType: string): Promise<T>;
   /** A raw POST with the CSRF header, for streamed answers. */
   stream(path: string, body: unknown, signal?: AbortSignal): Promise<Response>;
   setCsrfToken(token: string | null): void;
@@ -68,9 +70,9 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   let csrfToken: string | null = null;
 
-  const request = async (method: string, path: string, body: unknown, signal?: AbortSignal): Promise<Response> => {
+  const request = async (method: string, path: string, body: unknown, signal?: AbortSignal, contentType = 'application/json'): Promise<Response> => {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (body !== undefined) headers['content-type'] = contentType;
     if (method !== 'GET' && csrfToken !== null) headers['x-csrf-token'] = csrfToken;
     let response: Response;
     try {
@@ -78,7 +80,7 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
         method,
         headers,
         credentials: 'same-origin',
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: contentType === 'application/json' ? JSON.stringify(body) : String(body) }),
         ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {
@@ -105,6 +107,9 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
     },
     async send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown) {
       return json<T>(await request(method, path, body));
+    },
+    async upload<T>(path: string, text: string, contentType: string) {
+      return json<T>(await request('POST', path, text, undefined, contentType));
     },
     stream(path: string, body: unknown, signal?: AbortSignal) {
       return request('POST', path, body, signal);

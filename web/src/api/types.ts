@@ -13,12 +13,14 @@ import type {
   AgentView,
   AgentWithVersionsView,
   AuthView,
+  CalibrationView,
   CatalogModelView,
   CreatedKeyView,
   ExecutionErrorView,
   ExecutionStepView,
   ExecutionView,
   ExecutionWithStepsView,
+  FeedbackView,
   IsoTimes,
   KeyView,
   MemberView,
@@ -26,9 +28,11 @@ import type {
   PlaygroundEmbeddingsRequestView,
   PlaygroundEmbeddingsView,
   RequestsPageView,
+  RouterFitView,
   RouterMetaView,
   RouterSettingsView,
   RouterView,
+  SavingsReportView,
   SessionView,
   SignUpStatusView,
   SignUpView,
@@ -76,6 +80,15 @@ export type UsageReport = IsoTimes<UsageReportView>;
 export type UsageRequest = IsoTimes<UsageRequestView>;
 export type RequestsPage = IsoTimes<RequestsPageView>;
 export type TrafficReport = IsoTimes<TrafficReportView>;
+
+/** An `auto` router's fit, as the router page shows it. */
+export type RouterFit = RouterFitView;
+/** `POST /workspaces/:ws/routers/:id/calibration`: what the upload fitted. */
+export type Calibration = CalibrationView;
+/** `GET /workspaces/:ws/routers/:id/savings`: cost against always using the strongest model, and feedback. */
+export type SavingsReport = IsoTimes<SavingsReportView>;
+/** `POST /workspaces/:ws/usage/requests/:id/feedback`: the stored label. */
+export type Feedback = IsoTimes<FeedbackView>;
 
 /** A step of an agent definition (docs/agents.md), as saved. */
 export type AgentStep = AgentStepDefinitionView;

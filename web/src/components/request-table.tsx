@@ -1,17 +1,24 @@
 import { Badge, Table, Text, Tooltip } from '@mantine/core';
 import type { UsageRequest } from '../api/types';
+import { FeedbackThumbs } from './feedback-thumbs';
 import { formatDateTime, formatGrams, formatMs, formatRelative, formatUsd } from './format';
 
 export interface RequestTableProps {
   readonly requests: readonly UsageRequest[];
   /** Hide the router column (on a router's own page). */
   readonly showRouter?: boolean;
+  /** Offer thumbs up/down on answered `auto` requests (people who may change the workspace's routers). */
+  readonly canRate?: boolean;
 }
 
+/** Answered requests of an `auto` router: they carry the strongest model's cost, and take feedback. */
+const isRatable = (request: UsageRequest): boolean => request.counterfactualCostUsd !== null && request.status < 400;
+
 /** Request records with the figures of their `_meta`: model used, cost, latency, carbon, attempts. */
-export function RequestTable({ requests, showRouter = true }: RequestTableProps) {
+export function RequestTable({ requests, showRouter = true, canRate = false }: RequestTableProps) {
+  const rating = canRate && requests.some(isRatable);
   return (
-    <Table.ScrollContainer minWidth={showRouter ? 880 : 760}>
+    <Table.ScrollContainer minWidth={(showRouter ? 880 : 760) + (rating ? 80 : 0)}>
       <Table striped highlightOnHover verticalSpacing="xs" data-testid="request-table" style={{ whiteSpace: 'nowrap' }}>
         <Table.Thead>
           <Table.Tr>
@@ -25,6 +32,7 @@ export function RequestTable({ requests, showRouter = true }: RequestTableProps)
             <Table.Th ta="right">Latency</Table.Th>
             <Table.Th ta="right">Carbon</Table.Th>
             <Table.Th ta="right">Attempts</Table.Th>
+            {rating ? <Table.Th>Answer</Table.Th> : null}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -61,10 +69,19 @@ export function RequestTable({ requests, showRouter = true }: RequestTableProps)
                   <span>{request.totalTokens}</span>
                 </Tooltip>
               </Table.Td>
-              <Table.Td ta="right">{formatUsd(request.costUsd)}</Table.Td>
+              <Table.Td ta="right">
+                {request.counterfactualCostUsd === null ? (
+                  formatUsd(request.costUsd)
+                ) : (
+                  <Tooltip label={`${formatUsd(request.counterfactualCostUsd)} on the router's strongest model`}>
+                    <span>{formatUsd(request.costUsd)}</span>
+                  </Tooltip>
+                )}
+              </Table.Td>
               <Table.Td ta="right">{formatMs(request.latencyMs)}</Table.Td>
               <Table.Td ta="right">{formatGrams(request.carbonGrams)}</Table.Td>
               <Table.Td ta="right">{request.attempts}</Table.Td>
+              {rating ? <Table.Td>{isRatable(request) ? <FeedbackThumbs requestId={request.id} size="xs" /> : null}</Table.Td> : null}
             </Table.Tr>
           ))}
         </Table.Tbody>

@@ -3,7 +3,8 @@ import { IconPlayerStop, IconSend, IconTrash } from '@tabler/icons-react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
 import { ApiError, workspacePath } from '../api/client';
 import { streamChat, type ChatMessage } from '../api/stream-chat';
-import { useSession, useWorkspace } from '../session/session-context';
+import { FeedbackThumbs } from '../components/feedback-thumbs';
+import { canWrite, useSession, useWorkspace } from '../session/session-context';
 import { MetaLine } from './playground-meta';
 
 interface Turn {
@@ -125,6 +126,7 @@ export function ChatPlayground({ routerId, routerSelect }: { readonly routerId: 
                     </Alert>
                   )}
                   {turn.meta === undefined || turn.meta === null ? null : <MetaLine meta={turn.meta} />}
+                  {canWrite(workspace) && turn.meta?.routerDecision === 'auto' && typeof turn.meta.requestId === 'string' ? <FeedbackThumbs requestId={turn.meta.requestId} note /> : null}
                 </Stack>
               ))
             )}

@@ -11,6 +11,9 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' ?
 export function MetaLine({ meta, testId = 'turn-meta' }: { readonly meta: RouterMeta | Readonly<Record<string, unknown>>; readonly testId?: string }) {
   const fields = meta as Readonly<Record<string, unknown>>;
   const attempts = Array.isArray(fields.attempts) ? fields.attempts.length : num(fields.attempts);
+  // auto only: what the router's strongest model would have cost, and whether this request explored.
+  const routing = typeof fields.routing === 'object' && fields.routing !== null ? (fields.routing as Readonly<Record<string, unknown>>) : {};
+  const counterfactual = num(routing.counterfactualCostUsd);
   const items: readonly [string, string | undefined][] = [
     ['Model', typeof fields.modelUsed === 'string' ? fields.modelUsed : undefined],
     ['Cost', num(fields.cost) === undefined ? undefined : formatUsd(num(fields.cost))],
@@ -18,6 +21,8 @@ export function MetaLine({ meta, testId = 'turn-meta' }: { readonly meta: Router
     ['Carbon', num(fields.carbonGrams) === undefined ? undefined : formatGrams(num(fields.carbonGrams))],
     ['Strategy', typeof fields.routerDecision === 'string' ? fields.routerDecision : undefined],
     ['Attempts', attempts === undefined ? undefined : String(attempts)],
+    ['Strongest model', counterfactual === undefined ? undefined : formatUsd(counterfactual)],
+    ['Explored', routing.explored === true ? 'yes' : undefined],
   ];
   return (
     <Group gap={6} mt={6} data-testid={testId}>

@@ -15,6 +15,9 @@ import { canWrite, useSession, useWorkspace } from '../session/session-context';
 import { routerSnippets } from './snippets';
 
 const TrafficChart = lazy(() => import('../components/traffic-chart').then((module) => ({ default: module.TrafficChart })));
+// Only auto routers show them: loaded when one is opened.
+const SavingsCard = lazy(() => import('./router-learning-cards').then((module) => ({ default: module.SavingsCard })));
+const CalibrationCard = lazy(() => import('./router-learning-cards').then((module) => ({ default: module.CalibrationCard })));
 
 function DeleteRouterButton({ router }: { readonly router: Router }) {
   const workspace = useWorkspace();
@@ -105,7 +108,7 @@ function Traffic({ router }: { readonly router: Router }) {
           <Suspense fallback={<Skeleton h={220} />}>
             <TrafficChart hourly={traffic.data.hourly} />
           </Suspense>
-          <RequestTable requests={traffic.data.recent} showRouter={false} />
+          <RequestTable requests={traffic.data.recent} showRouter={false} canRate={canWrite(workspace)} />
         </Stack>
       )}
     </Card>
@@ -245,6 +248,12 @@ export function RouterDetailPage() {
           ))}
         </Tabs>
       </Card>
+      {data.strategy === 'auto' ? (
+        <Suspense fallback={<Skeleton h={260} />}>
+          <SavingsCard router={data} />
+          <CalibrationCard router={data} onFitted={router.reload} />
+        </Suspense>
+      ) : null}
       <Traffic router={data} />
     </Stack>
   );

@@ -20,6 +20,8 @@ interface FormValues {
   strategy: string;
   maxCost: number | '';
   qualityTarget: number | '';
+  /** auto: share of requests that explore; empty: the default. */
+  exploration: number | '';
   weights: Weights;
 }
 
@@ -34,6 +36,7 @@ function valuesOf(router: Router | undefined): FormValues {
     strategy: router?.strategy ?? 'cost_optimized',
     maxCost: router?.settings?.maxCostPerRequestUsd ?? '',
     qualityTarget: router?.settings?.qualityTarget ?? '',
+    exploration: router?.settings?.exploration ?? '',
     weights: { cost: weights?.cost ?? '', latency: weights?.latency ?? '', quality: weights?.quality ?? '', carbon: weights?.carbon ?? '' },
   };
 }
@@ -48,6 +51,11 @@ function settingsOf(values: FormValues, forPatch: boolean): Record<string, unkno
   else if (forPatch) settings.qualityTarget = null;
   if (values.maxCost !== '') settings.maxCostPerRequestUsd = values.maxCost;
   else if (forPatch) settings.maxCostPerRequestUsd = null;
+  // An auto setting: other strategies never read it, so they leave it as it is.
+  if (values.strategy === 'auto') {
+    if (values.exploration !== '') settings.exploration = values.exploration;
+    else if (forPatch) settings.exploration = null;
+  }
   return settings;
 }
 
@@ -191,6 +199,20 @@ function RouterForm({ router }: { readonly router?: Router }) {
                     value={values.qualityTarget}
                     onChange={(value) => set('qualityTarget', typeof value === 'number' ? value : '')}
                     error={errors['settings.qualityTarget']}
+                    maw={360}
+                  />
+                ) : null}
+                {values.strategy === 'auto' ? (
+                  <NumberInput
+                    label="Exploration share"
+                    description="The share of requests (0 to 1) that try a model the router is unsure of, so models with little feedback get some (default 0.05). 0: never explore."
+                    min={0}
+                    max={1}
+                    step={0.01}
+                    decimalScale={2}
+                    value={values.exploration}
+                    onChange={(value) => set('exploration', typeof value === 'number' ? value : '')}
+                    error={errors['settings.exploration']}
                     maw={360}
                   />
                 ) : null}

@@ -8,7 +8,7 @@ import { useApi } from '../api/use-api';
 import { formatCount, formatGrams, formatMs, formatUsd } from '../components/format';
 import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
 import { RequestTable } from '../components/request-table';
-import { useWorkspace } from '../session/session-context';
+import { canWrite, useWorkspace } from '../session/session-context';
 
 const RANGES = [
   { value: '24h', label: '24 h', hours: 24 },
@@ -274,7 +274,7 @@ export function UsagePage() {
             No requests yet.
           </Text>
         ) : (
-          <RequestTable requests={requests.data.requests} />
+          <RequestTable requests={requests.data.requests} canRate={canWrite(workspace)} />
         )}
       </Card>
     </Stack>
