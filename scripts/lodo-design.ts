@@ -59,11 +59,15 @@ function parseFit(value: unknown, where: string): FitOptions {
       return item;
     });
   }
+  if (value.calibratePrior !== undefined) {
+    if (typeof value.calibratePrior !== 'boolean') throw new Error(`${where}: "fit.calibratePrior" must be true or false`);
+    fit.calibratePrior = value.calibratePrior;
+  }
   if (value.gaplessTarget !== undefined) {
     if (typeof value.gaplessTarget !== 'boolean') throw new Error(`${where}: "fit.gaplessTarget" must be true or false`);
     fit.gaplessTarget = value.gaplessTarget;
   }
-  const unknown = Object.keys(value).filter((key) => key !== 'penalties' && key !== 'gaplessTarget' && !(FIT_NUMBERS as readonly string[]).includes(key));
+  const unknown = Object.keys(value).filter((key) => key !== 'penalties' && key !== 'gaplessTarget' && key !== 'calibratePrior' && !(FIT_NUMBERS as readonly string[]).includes(key));
   if (unknown.length > 0) throw new Error(`${where}: unknown fit option(s) ${unknown.join(', ')}`);
   return fit as FitOptions;
 }

@@ -50,6 +50,8 @@ export interface FittedModel {
    * router's traffic; the prompt's difficulty, shared by every model, stays. @default 1
    */
   readonly gapScale?: number;
+  /** The model's ability (position, offset) calibrated on its labels, which the weights correct; absent: the catalog's. */
+  readonly ability?: { readonly position: number; readonly offset: number };
 }
 
 /** A model's ability on the auto predictor's scale (src/routing/auto/model.ts), fitted from labelled examples. */

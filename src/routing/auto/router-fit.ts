@@ -3,7 +3,8 @@ import { createRandom } from './folds.js';
 import { minimizeLbfgsSteps } from './lbfgs.js';
 import type { Table } from './metrics.js';
 import { logistic, type ModelAbility } from './model.js';
-import { PROMPT_VECTOR_LENGTH, PROMPT_VECTOR_VERSION, VECTOR_INDEX } from './prompt-vector.js';
+import { calibrateAbility } from './abilities.js';
+import { PROMPT_VECTOR_LENGTH, PROMPT_VECTOR_VERSION, traitsOfVector, VECTOR_INDEX } from './prompt-vector.js';
 
 /**
  * A router's own fit from its labels (calibration uploads and feedback): per
@@ -16,7 +17,10 @@ import { PROMPT_VECTOR_LENGTH, PROMPT_VECTOR_VERSION, VECTOR_INDEX } from './pro
  * move a model's mean accuracy (what a mean-accuracy router learns); the
  * other weights carry an L2 penalty chosen by K-fold cross-validation on the
  * model's labels, "intercept only" among the choices, by held-out log-loss.
- * Cross-validation also chooses the target the weights correct: the prior's
+ * Before the weights, each model's ability (position, offset) is calibrated on
+ * its labels around the prior, so the weights correct what a per-model
+ * calibration cannot: which prompts the model fails.
+ * Cross-validation may also choose the target the weights correct: the prior's
  * log-odds, or the same without the base model's gap (which model gains on
  * this prompt), for traffic on which that gap does not hold.
  * With few labels, or labels that say nothing about the prompt, the fit
@@ -62,6 +66,12 @@ export interface FitOptions {
    * cross-validation never preferred it on the data we have. @default false
    */
   readonly gaplessTarget?: boolean;
+  /**
+   * First calibrate the model's ability (position and offset: a MAP fit around the prior, abilities.ts) on its
+   * labels, then fit the weights as a correction to that, so the fit nests the per-model calibration (it won on
+   * `npm run eval:lodo`: +0.0025 AIQ at 400 labels, +0.006 on mixed traffic). @default true
+   */
+  readonly calibratePrior?: boolean;
   /** The fit's time stamp. @default the current time */
   readonly now?: () => Date;
 }
@@ -93,6 +103,7 @@ interface Settings {
   readonly minLabelsForWeights: number;
   readonly maxIterations: number;
   readonly gaplessTarget: boolean;
+  readonly calibratePrior: boolean;
 }
 
 function settingsOf(options: FitOptions = {}): Settings {
@@ -108,6 +119,7 @@ function settingsOf(options: FitOptions = {}): Settings {
     minLabelsForWeights: options.minLabelsForWeights ?? 5,
     maxIterations: options.maxIterations ?? 100,
     gaplessTarget: options.gaplessTarget ?? false,
+    calibratePrior: options.calibratePrior ?? true,
   };
 }
 
@@ -266,7 +278,14 @@ function mean(values: Float64Array): number {
 
 const round = (value: number) => (value === 0 ? 0 : Number(value.toPrecision(6)));
 
-function* fitModel(labels: readonly RouterLabel[], prior: ModelAbility, settings: Settings): Generator<void, FittedModel> {
+function* fitModel(labels: readonly RouterLabel[], catalogPrior: ModelAbility, settings: Settings): Generator<void, FittedModel> {
+  const prior = settings.calibratePrior
+    ? calibrateAbility(
+        catalogPrior,
+        labels.map((label) => traitsOfVector(label.vector, { weakLogit: 0, strongLogit: 0 })),
+        labels.map((label) => label.score),
+      )
+    : catalogPrior;
   const design = yield* buildDesign(labels, prior);
   const targets = settings.gaplessTarget ? [design, gaplessDesign(design, labels, prior)] : [design];
   let choice: Choice = { design, gapScale: 1, penalty: Number.POSITIVE_INFINITY };
@@ -288,7 +307,13 @@ function* fitModel(labels: readonly RouterLabel[], prior: ModelAbility, settings
   weights.forEach((w, j) => {
     full[j] = round(w);
   });
-  return { weights: full, labels: chosen.rows, uncertainty: round(1 / Math.sqrt(curvature)), ...(choice.gapScale === 1 ? {} : { gapScale: choice.gapScale }) };
+  return {
+    weights: full,
+    labels: chosen.rows,
+    uncertainty: round(1 / Math.sqrt(curvature)),
+    ...(choice.gapScale === 1 ? {} : { gapScale: choice.gapScale }),
+    ...(prior === catalogPrior ? {} : { ability: { position: round(prior.position), offset: round(prior.offset) } }),
+  };
 }
 
 function* fitSteps(input: FitRouterInput): Generator<void, RouterFit> {
@@ -338,7 +363,8 @@ export async function fitRouterInSlices(input: FitRouterInput, yieldToLoop: () =
 }
 
 /** The log-odds of a right answer: the prior's on the vector's traits, plus the model's fitted correction. */
-export function logitWithFit(ability: ModelAbility, vector: ArrayLike<number>, fitted?: FittedModel): number {
+export function logitWithFit(catalogAbility: ModelAbility, vector: ArrayLike<number>, fitted?: FittedModel): number {
+  const ability = fitted?.ability ?? catalogAbility;
   const weak = vector[VECTOR_INDEX.weakLogit] ?? 0;
   let z = ability.offset + weak + (fitted?.gapScale ?? 1) * ability.position * (vector[VECTOR_INDEX.gap] ?? 0);
   if (fitted !== undefined) {
