@@ -46,7 +46,10 @@ const modelFactSchema = z
     capabilities: z.object({ tools: z.boolean(), vision: z.boolean(), jsonMode: z.boolean(), streaming: z.boolean() }).strict().optional(),
     capabilitiesSource: source.optional(),
     quality: z.object({ score: z.number().positive(), source }).strict().optional(),
+    /** Parameters used per generated token, in billions: a mixture of experts counts its active experts only. */
     activeParamsB: z.object({ value: z.number().positive(), source }).strict(),
+    /** Parameters held in GPU memory, in billions: all experts of a mixture; a dense model repeats activeParamsB. */
+    totalParamsB: z.object({ value: z.number().positive(), source }).strict(),
     region: z.string().min(1).optional(),
     typicalTtftMs: z.number().positive(),
     typicalTokensPerSecond: z.number().positive(),

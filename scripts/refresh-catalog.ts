@@ -113,6 +113,7 @@ export function buildCatalog(facts: ModelFacts, options: BuildOptions): ShippedC
       capabilitiesSource: fact.capabilitiesSource ?? figures.capabilitiesSource ?? providerFact.docs,
       quality: figures.quality,
       activeParamsB: fact.activeParamsB,
+      totalParamsB: fact.totalParamsB,
       region,
       typicalTtftMs: fact.typicalTtftMs,
       typicalTokensPerSecond: fact.typicalTokensPerSecond,
@@ -121,6 +122,7 @@ export function buildCatalog(facts: ModelFacts, options: BuildOptions): ShippedC
       ...(fact.embedding !== undefined ? { embedding: embeddingOf(fact.embedding) } : {}),
     });
     if (figures.maxOutputTokens > fact.contextWindow) problems.push(`${fact.id}: maxOutputTokens exceeds contextWindow`);
+    if (fact.totalParamsB.value < fact.activeParamsB.value) problems.push(`${fact.id}: totalParamsB is below activeParamsB (a dense model repeats it)`);
   }
   if (problems.length > 0) throw new CatalogBuildError(problems);
 

@@ -1,15 +1,16 @@
 import type { ChatRequest, Usage } from '../providers/contract.js';
 import type { ModelInfo } from '../catalog/catalog.js';
-import { estimateCarbonGrams, estimateEmbodiedGrams } from './carbon.js';
-import { computeCostUsd } from './cost.js';
+import { estimateCarbon, type CarbonEstimate } from './carbon.js';
+import { costAtPrices, pricesForPrompt, type AppliedPrices } from './cost.js';
 import { countPromptTokens, countTextTokens } from '../providers/token-counter.js';
 
 export interface CallAccount {
   readonly usage: Usage;
   readonly costUsd: number;
-  readonly carbonGrams: number;
-  /** Manufacturing emissions, reported apart (docs/carbon.md). */
-  readonly embodiedCarbonGrams: number;
+  /** The per-million-token prices the call paid (its long-context tier's, if any): `costUsd` recomputes from them and `usage`. */
+  readonly prices: AppliedPrices;
+  /** Usage-phase emissions with every input of the estimate (docs/carbon.md). */
+  readonly carbon: CarbonEstimate;
 }
 
 /**
@@ -29,12 +30,13 @@ export function accountCall(input: {
     completionTokens: countTextTokens(input.generatedText),
     estimated: true,
   };
-  return {
-    usage,
-    costUsd: computeCostUsd(usage, input.model.pricing),
-    carbonGrams: estimateCarbonGrams(usage, input.model, input.generationMs),
-    embodiedCarbonGrams: estimateEmbodiedGrams(input.model, input.generationMs),
-  };
+  return accountUsage(input.model, usage, input.generationMs);
+}
+
+/** Cost and carbon of `usage` on `model`: completion tokens (reasoning included) are what the carbon estimate counts. */
+export function accountUsage(model: ModelInfo, usage: Usage, generationMs: number | undefined): CallAccount {
+  const prices = pricesForPrompt(model.pricing, usage.promptTokens);
+  return { usage, costUsd: costAtPrices(usage, prices), prices, carbon: estimateCarbon(model, usage.completionTokens, generationMs) };
 }
 
 /**
@@ -51,10 +53,5 @@ export function accountEmbeddingCall(input: {
     input.promptTokens === undefined
       ? { promptTokens: input.inputs.reduce((sum, item) => sum + (typeof item === 'string' ? countTextTokens(item) : item.length), 0), completionTokens: 0, estimated: true }
       : { promptTokens: input.promptTokens, completionTokens: 0, estimated: false };
-  return {
-    usage,
-    costUsd: computeCostUsd(usage, input.model.pricing),
-    carbonGrams: estimateCarbonGrams(usage, input.model, input.generationMs),
-    embodiedCarbonGrams: estimateEmbodiedGrams(input.model, input.generationMs),
-  };
+  return accountUsage(input.model, usage, input.generationMs);
 }

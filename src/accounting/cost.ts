@@ -33,7 +33,11 @@ export function pricesForPrompt(pricing: ModelPricing, promptTokens: number): Ap
 
 /** USD for one call from its real token counts and the model's list prices (long-context tiers included). */
 export function computeCostUsd(usage: Usage, pricing: ModelPricing): number {
-  const prices = pricesForPrompt(pricing, usage.promptTokens);
+  return costAtPrices(usage, pricesForPrompt(pricing, usage.promptTokens));
+}
+
+/** USD for `usage` at the prices `pricesForPrompt` chose for it: each kind of token at its own price. */
+export function costAtPrices(usage: Usage, prices: AppliedPrices): number {
   const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
   const written = Math.min(usage.cacheWritePromptTokens ?? 0, usage.promptTokens - cached);
   const uncached = usage.promptTokens - cached - written;

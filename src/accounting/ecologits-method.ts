@@ -50,7 +50,7 @@ export interface EcologitsInput {
   totalParamsB: number;
   outputTokens: number;
   /** Measured generation time of this call; bounds EcoLogits' modelled latency from above. */
-  measuredGenerationSeconds?: number;
+  measuredGenerationSeconds?: number | undefined;
   pue: number;
   gridGramsPerKWh: number;
 }

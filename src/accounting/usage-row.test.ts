@@ -21,6 +21,10 @@ const RECORD: UsageRecordRow = {
   carbon_grams: 0.0123,
   attempts: 2,
   counterfactual_cost_usd: 0.0000412,
+  energy_wh: 0.0301,
+  cached_prompt_tokens: 4,
+  cache_write_prompt_tokens: 2,
+  reasoning_tokens: 3,
 };
 
 describe('toUsageRow', () => {
@@ -41,6 +45,10 @@ describe('toUsageRow', () => {
       costUsd: 0.0000082,
       latencyMs: 312.5,
       carbonGrams: 0.0123,
+      energyWh: 0.0301,
+      cachedPromptTokens: 4,
+      cacheWritePromptTokens: 2,
+      reasoningTokens: 3,
       attempts: 2,
       counterfactualCostUsd: 0.0000412,
     });

@@ -20,6 +20,14 @@ export interface UsageRow {
   readonly costUsd: number;
   readonly latencyMs: number;
   readonly carbonGrams: number;
+  /** Energy of the call, data-centre overhead included (docs/carbon.md). */
+  readonly energyWh: number;
+  /** Prompt tokens read from the provider's cache, billed at the cached price. */
+  readonly cachedPromptTokens: number;
+  /** Prompt tokens written to the provider's cache, billed at the cache-write price. */
+  readonly cacheWritePromptTokens: number;
+  /** Reasoning tokens, inside `completionTokens` and billed as output. */
+  readonly reasoningTokens: number;
   readonly attempts: number;
   /** `auto` routers: what the same tokens would have cost on the router's strongest model (catalog prices); null otherwise. */
   readonly counterfactualCostUsd: number | null;
@@ -43,6 +51,10 @@ export function toUsageRow(row: UsageRecordRow): UsageRow {
     costUsd: row.cost_usd,
     latencyMs: row.latency_ms,
     carbonGrams: row.carbon_grams,
+    energyWh: row.energy_wh,
+    cachedPromptTokens: row.cached_prompt_tokens,
+    cacheWritePromptTokens: row.cache_write_prompt_tokens,
+    reasoningTokens: row.reasoning_tokens,
     attempts: row.attempts,
     counterfactualCostUsd: row.counterfactual_cost_usd,
   };
@@ -69,6 +81,10 @@ export function toUsageRecord(row: UsageRecordInput): NewUsageRecord {
     cost_usd: row.costUsd,
     latency_ms: row.latencyMs,
     carbon_grams: row.carbonGrams,
+    energy_wh: row.energyWh,
+    cached_prompt_tokens: row.cachedPromptTokens,
+    cache_write_prompt_tokens: row.cacheWritePromptTokens,
+    reasoning_tokens: row.reasoningTokens,
     attempts: row.attempts,
     counterfactual_cost_usd: row.counterfactualCostUsd ?? null,
   };

@@ -1,4 +1,5 @@
 import { GatewayError, errors } from '../lib/errors.js';
+import type { CallAccount } from '../accounting/call-accounting.js';
 import { formatUsd } from '../lib/money.js';
 import { createId } from '../lib/random-id.js';
 import type { ChatMessage, ChatRequest, ToolDefinition, Usage } from '../providers/contract.js';
@@ -120,7 +121,8 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
     }
   };
 
-  const record = (step: PlannedStep, entry: Omit<StepRecord, 'name' | 'position' | 'routerId'>, errorStatus: number | null) => {
+  const record = (step: PlannedStep, entry: Omit<StepRecord, 'name' | 'position' | 'routerId'>, errorStatus: number | null, account: CallAccount | undefined) => {
+    const usage = account?.usage;
     const full: StepRecord = { ...entry, name: step.definition.name, position: step.position, routerId: step.definition.router ?? null };
     records.push(full);
     settleStep(
@@ -139,6 +141,10 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
         costUsd: full.costUsd,
         latencyMs: full.latencyMs,
         carbonGrams: full.carbonGrams,
+        energyWh: account?.carbon.energyWh ?? 0,
+        cachedPromptTokens: usage?.cachedPromptTokens ?? 0,
+        cacheWritePromptTokens: usage?.cacheWritePromptTokens ?? 0,
+        reasoningTokens: usage?.reasoningTokens ?? 0,
         attempts: full.attempts,
       },
       runtime,
@@ -165,7 +171,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
         completionTokens: spent?.usage.completionTokens ?? 0,
         costUsd: spent?.costUsd ?? 0,
         latencyMs: roundTo(performance.now() - started.perf, 2),
-        carbonGrams: spent?.carbonGrams ?? 0,
+        carbonGrams: spent?.carbon.carbonGrams ?? 0,
         output: spent?.result.message.content ?? null,
         errorCode: failure.code,
         errorMessage: failure.message,
@@ -173,6 +179,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
         finishedAt: runtime.now(),
       },
       failure.status,
+      spent,
     );
     return failure;
   };
@@ -201,7 +208,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
           completionTokens: answer.usage.completionTokens,
           costUsd: answer.costUsd,
           latencyMs: roundTo(performance.now() - started.perf, 2),
-          carbonGrams: answer.carbonGrams,
+          carbonGrams: answer.carbon.carbonGrams,
           output,
           errorCode: null,
           errorMessage: null,
@@ -209,6 +216,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
           finishedAt: runtime.now(),
         },
         null,
+        answer,
       );
       return answer;
     } catch (error) {
@@ -306,7 +314,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
           completionTokens: account.usage.completionTokens,
           costUsd: account.costUsd,
           latencyMs: roundTo(performance.now() - started.perf, 2),
-          carbonGrams: account.carbonGrams,
+          carbonGrams: account.carbon.carbonGrams,
           output: end.generatedText,
           errorCode: end.failure?.code ?? null,
           errorMessage: end.failure?.message ?? null,
@@ -314,6 +322,7 @@ export async function runAgent(runtime: AgentRuntime, request: AgentRunRequest):
           finishedAt: runtime.now(),
         },
         end.failure?.status ?? null,
+        account,
       );
       return finishRun(end.failure, end.failure === undefined ? end.generatedText : null);
     },

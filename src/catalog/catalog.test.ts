@@ -64,7 +64,8 @@ describe('shipped model catalog', () => {
     for (const entry of shipped.models) {
       assert.ok(entry.pricing.source.length > 0, `${entry.id}: price source`);
       assert.ok(entry.quality.source.length > 0, `${entry.id}: quality source`);
-      assert.match(entry.activeParamsB.source, /^(published|estimate|simulated)/, `${entry.id}: parameter count source`);
+      assert.match(entry.activeParamsB.source, /^(published|estimate|simulated|EcoLogits 0\.9\.1 data\/models\.json, )/, `${entry.id}: parameter count source`);
+      assert.match(entry.totalParamsB.source, /^(published|estimate|simulated|dense|EcoLogits 0\.9\.1 data\/models\.json, )/, `${entry.id}: total parameter source`);
       assert.ok(entry.limitsSource.length > 0 && entry.capabilitiesSource.length > 0 && entry.speedSource.length > 0, entry.id);
       if (entry.retired) assert.ok((entry.retiredSource ?? '').length > 0, `${entry.id}: why retired`);
     }
@@ -152,6 +153,87 @@ describe('shipped model catalog', () => {
     assert.deepEqual(pro?.tiers?.map((tier) => tier.aboveInputTokens), [200_000]);
   });
 
+  it('gives every model its total parameters: at least the active ones, more for a mixture of experts, as the catalog reports them', () => {
+    for (const entry of shipped.models) {
+      const { activeParamsB: active, totalParamsB: total } = entry;
+      assert.ok(total.value >= active.value, `${entry.id}: ${total.value}B total below ${active.value}B active`);
+      const moe = /\bMoE\b/.test(total.source);
+      if (moe) assert.ok(total.value > active.value, `${entry.id}: a mixture of experts holds more than it uses per token`);
+      else assert.equal(total.value, active.value, `${entry.id}: a model not said to be a mixture of experts is dense`);
+      const model = catalog.get(entry.id);
+      assert.equal(model?.activeParamsB, active.value, entry.id);
+      assert.equal(model?.totalParamsB, moe ? total.value : undefined, `${entry.id}: the catalog gives totalParamsB for a mixture only`);
+    }
+    const moeIds = shipped.models.filter((entry) => entry.totalParamsB.value > entry.activeParamsB.value).map((entry) => entry.id);
+    for (const id of ['deepseek:deepseek-chat', 'groq:meta-llama/llama-4-scout-17b-16e-instruct', 'cerebras:gpt-oss-120b', 'mistral:mistral-large-2512', 'openai:gpt-4o']) {
+      assert.ok(moeIds.includes(id), `${id} is a mixture of experts`);
+    }
+  });
+
+  it("takes EcoLogits' ranges at their midpoint, and gives one model the same figures whoever serves it", () => {
+    let ranges = 0;
+    for (const entry of shipped.models) {
+      const range = /(\d+(?:\.\d+)?)–(\d+(?:\.\d+)?)B(?: active)? \(estimate; midpoint (\d+(?:\.\d+)?)B\)/.exec(entry.activeParamsB.source);
+      if (range === null) continue;
+      ranges += 1;
+      const [, low, high, stated] = range.map(Number);
+      const midpoint = ((low ?? NaN) + (high ?? NaN)) / 2;
+      assert.equal(entry.activeParamsB.value, midpoint, entry.id);
+      assert.equal(stated, midpoint, `${entry.id}: the midpoint the source states`);
+    }
+    assert.ok(ranges >= 20, `${ranges} models from EcoLogits' ranges`);
+    const figures = (id: string) => {
+      const model = catalog.get(id);
+      return [model?.activeParamsB, model?.totalParamsB];
+    };
+    for (const [hosted, original] of [
+      ['azure:gpt-4o', 'openai:gpt-4o'],
+      ['azure:gpt-4o-mini', 'openai:gpt-4o-mini'],
+      ['azure:gpt-4.1', 'openai:gpt-4.1'],
+      ['openrouter:openai/gpt-4o-mini', 'openai:gpt-4o-mini'],
+      ['openrouter:anthropic/claude-sonnet-4', 'anthropic:claude-sonnet-4-20250514'],
+      ['openrouter:google/gemini-2.5-flash', 'gemini:gemini-2.5-flash'],
+      ['bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', 'anthropic:claude-3-5-haiku-latest'],
+      ['cerebras:gpt-oss-120b', 'groq:openai/gpt-oss-120b'],
+      ['ollama:llama3.1', 'groq:llama-3.1-8b-instant'],
+    ] as const) {
+      assert.ok(catalog.get(original)?.activeParamsB !== undefined, original);
+      assert.deepEqual(figures(hosted), figures(original), `${hosted} is ${original}`);
+    }
+  });
+
+  it('refuses facts whose total parameters fall below the active ones', () => {
+    const facts = readModelFacts();
+    const fact = facts.models.find((entry) => entry.id === 'sim:small');
+    assert.ok(fact !== undefined);
+    const build = (totalParamsB: typeof fact.totalParamsB) => buildCatalog({ ...facts, models: [{ ...fact, totalParamsB }] }, { asOf: shipped.asOf, pricesVersion: genaiPricesVersion() });
+    assert.throws(() => build({ value: fact.activeParamsB.value / 2, source: 'x' }), /totalParamsB is below activeParamsB/);
+    assert.doesNotThrow(() => build({ value: fact.activeParamsB.value * 4, source: 'x' }));
+  });
+
+  it("takes EcoLogits' PUE for the providers it lists and its grid intensities for every real region", () => {
+    const regionOf = (id: string) => shipped.models.find((entry) => entry.id === id)?.region ?? '';
+    assert.equal(regionOf('openai:gpt-4o'), 'us-openai');
+    assert.equal(regionOf('azure:gpt-4o'), 'us-azure', 'Azure OpenAI keeps Microsoft\'s own PUE');
+    for (const [id, pue] of [
+      ['openai:gpt-4o', 1.2],
+      ['anthropic:claude-sonnet-4-5', (1.09 + 1.14) / 2],
+      ['gemini:gemini-2.5-pro', 1.09],
+      ['mistral:mistral-large-2411', 1.16],
+    ] as const) {
+      const region = shipped.regions[regionOf(id)];
+      assert.ok(region !== undefined, id);
+      assert.ok(Math.abs(region.pue - pue) < 1e-9, `${id}: PUE ${region.pue}`);
+      assert.match(region.pueSource, /ecologits\/tracers\/utils\.py PROVIDER_CONFIG_MAP/, id);
+    }
+    for (const [key, region] of Object.entries(shipped.regions)) {
+      if (key === 'sim') continue;
+      const cited = /ecologits\/data\/electricity_mixes\.csv, zone [A-Z]{3}[^:]*: (\d+\.\d+) kgCO2e\/kWh/.exec(region.gridSource);
+      assert.ok(cited !== null, `${key}: grid from EcoLogits' table`);
+      assert.ok(Math.abs(region.gridGCo2PerKWh - Number(cited[1]) * 1000) < 1e-9, `${key}: ${region.gridGCo2PerKWh} g is the cited ${cited[1]} kg`);
+    }
+  });
+
   it('puts every model in a known region with PUE and grid intensity, each with its source', () => {
     for (const entry of shipped.models) {
       const region = shipped.regions[entry.region];
@@ -159,7 +241,7 @@ describe('shipped model catalog', () => {
       assert.ok(region.pue >= 1 && region.gridGCo2PerKWh > 0, entry.region);
       assert.ok(region.pueSource.length > 0 && region.gridSource.length > 0, entry.region);
     }
-    for (const key of ['us-azure', 'us-aws', 'us-gcp', 'us-anthropic', 'eu-mistral', 'cn-deepseek', 'local']) assert.ok(shipped.regions[key] !== undefined, key);
+    for (const key of ['us-openai', 'us-azure', 'us-aws', 'us-gcp', 'us-anthropic', 'eu-mistral', 'cn-deepseek', 'local']) assert.ok(shipped.regions[key] !== undefined, key);
   });
 
   it('lets the operator set the local region', () => {

@@ -68,7 +68,10 @@ export interface ModelInfo {
   readonly maxOutputTokens: number;
   readonly capabilities: { readonly tools: boolean; readonly vision: boolean; readonly jsonMode: boolean; readonly streaming: boolean };
   readonly qualityScore: number;
+  /** Parameters used per generated token, in billions (for a mixture of experts, the active experts only). */
   readonly activeParamsB: number;
+  /** Parameters held in GPU memory, in billions: they decide the GPU count of the carbon estimate. Absent: a dense model, `activeParamsB`. */
+  readonly totalParamsB?: number;
   readonly region: RegionInfo;
   readonly typicalTtftMs: number;
   readonly typicalTokensPerSecond: number;
@@ -166,6 +169,7 @@ function toModelInfo(entry: ShippedModel, data: ShippedCatalog, options: Shipped
     capabilities: entry.capabilities,
     qualityScore: entry.quality.score,
     activeParamsB: entry.activeParamsB.value,
+    ...(entry.totalParamsB !== undefined && entry.totalParamsB.value !== entry.activeParamsB.value ? { totalParamsB: entry.totalParamsB.value } : {}),
     region: { pue: region.pue, gridGCo2PerKWh: region.gridGCo2PerKWh },
     typicalTtftMs: entry.typicalTtftMs,
     typicalTokensPerSecond: entry.typicalTokensPerSecond,

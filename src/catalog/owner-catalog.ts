@@ -60,11 +60,17 @@ export function customModelInfo(record: CustomModelRecord, shipped: ModelInfo | 
     capabilities,
     qualityScore: record.qualityScore ?? shipped?.qualityScore ?? CUSTOM_MODEL_DEFAULTS.qualityScore,
     activeParamsB: record.activeParamsB ?? shipped?.activeParamsB ?? CUSTOM_MODEL_DEFAULTS.activeParamsB,
+    ...totalParams(record, shipped),
     region: shipped?.region ?? CUSTOM_MODEL_DEFAULTS.region,
     typicalTtftMs: shipped?.typicalTtftMs ?? CUSTOM_MODEL_DEFAULTS.typicalTtftMs,
     typicalTokensPerSecond: shipped?.typicalTokensPerSecond ?? CUSTOM_MODEL_DEFAULTS.typicalTokensPerSecond,
     simulated: false,
   };
+}
+
+/** A shipped twin's total parameters, unless the owner gave the active count: then the model is taken as dense. */
+function totalParams(record: CustomModelRecord, shipped: ModelInfo | undefined): { totalParamsB?: number } {
+  return record.activeParamsB === undefined && shipped?.totalParamsB !== undefined ? { totalParamsB: shipped.totalParamsB } : {};
 }
 
 function ownerEmbedding(record: CustomModelRecord): EmbeddingInfo | undefined {
@@ -84,6 +90,7 @@ function customEmbeddingInfo(record: CustomModelRecord, shipped: ModelInfo | und
     capabilities: NO_CAPABILITIES,
     qualityScore: shipped?.qualityScore ?? CUSTOM_MODEL_DEFAULTS.qualityScore,
     activeParamsB: record.activeParamsB ?? shipped?.activeParamsB ?? CUSTOM_EMBEDDING_DEFAULTS.activeParamsB,
+    ...totalParams(record, shipped),
     region: shipped?.region ?? CUSTOM_MODEL_DEFAULTS.region,
     typicalTtftMs: shipped?.typicalTtftMs ?? CUSTOM_EMBEDDING_DEFAULTS.typicalTtftMs,
     typicalTokensPerSecond: shipped?.typicalTokensPerSecond ?? CUSTOM_MODEL_DEFAULTS.typicalTokensPerSecond,

@@ -195,6 +195,8 @@ export interface UsageTotalsView {
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly carbonGrams: number;
+  /** Energy of the range's calls, data-centre overhead included (EcoLogits' method). */
+  readonly energyWh: number;
   readonly p50LatencyMs: number | null;
   readonly p95LatencyMs: number | null;
 }
@@ -243,6 +245,13 @@ export interface UsageRequestView {
   readonly costUsd: number;
   readonly latencyMs: number;
   readonly carbonGrams: number;
+  /** Energy of the call, data-centre overhead included (EcoLogits' method); 0 for records older than the figure. */
+  readonly energyWh: number;
+  /** Inside promptTokens: read from, and written to, the provider's cache. */
+  readonly cachedPromptTokens: number;
+  readonly cacheWritePromptTokens: number;
+  /** Inside completionTokens, billed as output. */
+  readonly reasoningTokens: number;
   readonly attempts: number;
   /** `auto` routers: what the router's strongest model would have cost for the same tokens; null for other requests. */
   readonly counterfactualCostUsd: number | null;

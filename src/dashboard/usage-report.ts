@@ -87,7 +87,7 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
       const starts = bucketStarts(range);
       const first = starts[0] ?? range.from;
       const buckets = starts.map((t) => ({ t, requests: 0, errors: 0, costUsd: 0, tokens: 0, carbonGrams: 0, latencies: [] as number[] }));
-      const totals = { requests: 0, errors: 0, costUsd: 0, promptTokens: 0, completionTokens: 0, carbonGrams: 0 };
+      const totals = { requests: 0, errors: 0, costUsd: 0, promptTokens: 0, completionTokens: 0, carbonGrams: 0, energyWh: 0 };
       const allLatencies: number[] = [];
       const byRouter = new Map<string, Totals>();
       const byModel = new Map<string | null, Totals>();
@@ -109,6 +109,7 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
         totals.promptTokens += point.prompt_tokens;
         totals.completionTokens += point.completion_tokens;
         totals.carbonGrams += point.carbon_grams;
+        totals.energyWh += point.energy_wh;
         allLatencies.push(point.latency_ms);
         if (point.router_id !== null) add(byRouter, point.router_id, point);
         add(byModel, point.model, point);
@@ -119,7 +120,7 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
         from: range.from,
         to: range.to,
         bucket: range.bucket,
-        totals: { ...totals, costUsd: roundUsd(totals.costUsd), carbonGrams: roundGrams(totals.carbonGrams), p50LatencyMs: percentile(allLatencies, 50), p95LatencyMs: percentile(allLatencies, 95) },
+        totals: { ...totals, costUsd: roundUsd(totals.costUsd), carbonGrams: roundGrams(totals.carbonGrams), energyWh: roundGrams(totals.energyWh), p50LatencyMs: percentile(allLatencies, 50), p95LatencyMs: percentile(allLatencies, 95) },
         series: buckets.map(({ latencies, ...bucket }) => {
           latencies.sort((a, b) => a - b);
           return { ...bucket, costUsd: roundUsd(bucket.costUsd), carbonGrams: roundGrams(bucket.carbonGrams), p50LatencyMs: percentile(latencies, 50), p95LatencyMs: percentile(latencies, 95) };

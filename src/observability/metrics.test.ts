@@ -20,6 +20,8 @@ function record(model: string | null, status: number, tokens: [number, number], 
     cost_usd: cost,
     latency_ms: 120,
     carbon_grams: carbon,
+    // Energy and carbon are kept apart: a grid of 250 g/kWh, so that the two totals differ.
+    energy_wh: (carbon / 250) * 1000,
     attempts: 1,
   };
 }
@@ -47,6 +49,7 @@ test('requests, tokens, cost and carbon add up per label set, and a second scrap
     assert.equal(sample(text, 'modelport_tokens_total', `${model},kind="completion"`), 8);
     assert.equal(sample(text, 'modelport_cost_usd_total', model), 0.75);
     assert.equal(sample(text, 'modelport_carbon_grams_total', model), 2);
+    assert.equal(sample(text, 'modelport_energy_wh_total', model), 8);
     // A request without a model counts no tokens, cost or carbon.
     assert.equal(sample(text, 'modelport_cost_usd_total', 'router="rt_1",model="none"'), undefined);
   }

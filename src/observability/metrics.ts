@@ -52,6 +52,7 @@ interface ModelSeries {
   completionTokens: number;
   cost: number;
   carbon: number;
+  energy: number;
 }
 
 /**
@@ -116,7 +117,8 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
     },
   });
   modelCounter('modelport_cost_usd_total', `Cost of answered requests in USD, by ${byRouterAnd}model.`, (series) => series.cost);
-  modelCounter('modelport_carbon_grams_total', `Estimated operational CO2 in grams, by ${byRouterAnd}model.`, (series) => series.carbon);
+  modelCounter('modelport_carbon_grams_total', `Estimated operational CO2e in grams (EcoLogits' method), by ${byRouterAnd}model.`, (series) => series.carbon);
+  modelCounter('modelport_energy_wh_total', `Estimated energy in watt-hours, data-centre overhead included (EcoLogits' method), by ${byRouterAnd}model.`, (series) => series.energy);
   const upstreamErrors = new Counter({ name: 'modelport_upstream_errors_total', help: 'Failed upstream calls, by model and error kind.', labelNames: ['model', 'kind'], registers: [registry] });
   const rejections = new Counter({ name: 'modelport_limiter_rejections_total', help: 'Requests refused by a limit, by limit kind and scope (key, router).', labelNames: ['limit', 'scope'], registers: [registry] });
   new Gauge({
@@ -148,7 +150,7 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
         const modelName = `${router}\u0000${model}`;
         let totals = modelSeries.get(modelName);
         if (totals === undefined) {
-          totals = { router, model, promptTokens: 0, completionTokens: 0, cost: 0, carbon: 0 };
+          totals = { router, model, promptTokens: 0, completionTokens: 0, cost: 0, carbon: 0, energy: 0 };
           modelSeries.set(modelName, totals);
         }
         const seriesLabels = withRouter(router, { model, status });
@@ -163,6 +165,8 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
       if (record.completion_tokens > 0) totals.completionTokens += record.completion_tokens;
       if (record.cost_usd > 0) totals.cost += record.cost_usd;
       if (record.carbon_grams > 0) totals.carbon += record.carbon_grams;
+      const energy = record.energy_wh ?? 0;
+      if (energy > 0) totals.energy += energy;
     },
     upstreamError(modelId, kind) {
       upstreamErrors.inc({ model: modelId, kind });

@@ -20,8 +20,14 @@ export interface CallState {
   streamed: boolean;
   promptTokens: number;
   completionTokens: number;
+  /** Inside promptTokens: read from and written to the provider's cache. */
+  cachedPromptTokens: number;
+  cacheWritePromptTokens: number;
+  /** Inside completionTokens. */
+  reasoningTokens: number;
   costUsd: number;
   carbonGrams: number;
+  energyWh: number;
   attempts: number;
   /** The error code the call failed with, if it did. */
   errorCode: string | null;
@@ -46,8 +52,12 @@ export function createCallState(requestId: string, startedAt: number): CallState
     streamed: false,
     promptTokens: 0,
     completionTokens: 0,
+    cachedPromptTokens: 0,
+    cacheWritePromptTokens: 0,
+    reasoningTokens: 0,
     costUsd: 0,
     carbonGrams: 0,
+    energyWh: 0,
     attempts: 0,
     errorCode: null,
     rateTicket: undefined,
@@ -77,6 +87,10 @@ export function requestUsage(state: CallState, status: number, errorCode: string
     costUsd: state.costUsd,
     latencyMs: roundTo(performance.now() - state.startedAt, 2),
     carbonGrams: state.carbonGrams,
+    energyWh: state.energyWh,
+    cachedPromptTokens: state.cachedPromptTokens,
+    cacheWritePromptTokens: state.cacheWritePromptTokens,
+    reasoningTokens: state.reasoningTokens,
     attempts: state.attempts,
     counterfactualCostUsd: state.counterfactualCostUsd,
   };

@@ -85,7 +85,7 @@ export async function completeEmbeddingCall(call: CallState, prepared: PreparedE
     promptTokens: result.usage?.promptTokens,
     generationMs: performance.now() - upstreamStarted,
   });
-  noteAccount(call, outcome.model.id, account.usage, account.costUsd, account.carbonGrams, outcome.attempts.length);
+  noteAccount(call, outcome.model.id, account, outcome.attempts.length);
   await chargeCall(deps, call.key?.id, prepared.router.id, account.costUsd, prepared.log);
   void prepared.sink.header('x-modelport-model', outcome.model.id);
   return {

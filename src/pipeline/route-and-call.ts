@@ -174,15 +174,10 @@ export function routeFallbackOptions<T, M extends ModelClient>(
 }
 
 /** A complete answer, accounted. */
-export interface RoutedAnswer {
+export interface RoutedAnswer extends CallAccount {
   readonly result: ChatResult;
   /** The model that answered. */
   readonly model: ModelInfo;
-  /** The provider's counts, or the tokenizer's when it gave none. */
-  readonly usage: Usage;
-  readonly costUsd: number;
-  readonly carbonGrams: number;
-  readonly embodiedCarbonGrams: number;
   readonly attempts: readonly Attempt[];
 }
 
@@ -203,15 +198,7 @@ export async function callRoute(route: PreparedRoute, request: ChatRequest, deps
     generatedText: (result.message.content ?? '') + toolCallText(result.message.toolCalls),
     generationMs,
   });
-  return {
-    result,
-    model: outcome.model,
-    usage: account.usage,
-    costUsd: account.costUsd,
-    carbonGrams: account.carbonGrams,
-    embodiedCarbonGrams: account.embodiedCarbonGrams,
-    attempts: outcome.attempts,
-  };
+  return { usage: account.usage, costUsd: account.costUsd, prices: account.prices, carbon: account.carbon, result, model: outcome.model, attempts: outcome.attempts };
 }
 
 /** A stream whose first part has arrived (failures before it fell back). */

@@ -1,4 +1,5 @@
 import type { ModelInfo } from '../catalog/catalog.js';
+import type { CallAccount } from '../accounting/call-accounting.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 import type { ClientSignal } from '../lib/client-abort.js';
 import { GatewayError, errors } from '../lib/errors.js';
@@ -152,7 +153,7 @@ export interface CompletedCall {
 /** Calls the candidates best-first until one answers, accounts the call, charges it, and gives its `_meta`. */
 export async function completeCall(call: CallState, prepared: PreparedCall, deps: PipelineDependencies): Promise<CompletedCall> {
   const answer = await callRoute(prepared, prepared.chatRequest, deps, { startedAt: call.startedAt, signal: prepared.signal });
-  noteAccount(call, answer.model.id, answer.usage, answer.costUsd, answer.carbonGrams, answer.attempts.length);
+  noteAccount(call, answer.model.id, answer, answer.attempts.length);
   noteAutoRoute(call, prepared, answer.model.id, answer.usage);
   const charged = chargeCall(deps, call.key?.id, prepared.router.id, answer.costUsd, prepared.log);
   if (charged instanceof Promise) await charged;
@@ -162,12 +163,17 @@ export async function completeCall(call: CallState, prepared: PreparedCall, deps
 }
 
 /** The call's state after accounting: what its usage record and its limits' correction read. */
-export function noteAccount(call: CallState, modelId: string, usage: Usage, costUsd: number, carbonGrams: number, attempts: number): void {
+export function noteAccount(call: CallState, modelId: string, account: CallAccount, attempts: number): void {
+  const { usage } = account;
   call.model = modelId;
   call.promptTokens = usage.promptTokens;
   call.completionTokens = usage.completionTokens;
-  call.costUsd = costUsd;
-  call.carbonGrams = carbonGrams;
+  call.cachedPromptTokens = usage.cachedPromptTokens ?? 0;
+  call.cacheWritePromptTokens = usage.cacheWritePromptTokens ?? 0;
+  call.reasoningTokens = usage.reasoningTokens ?? 0;
+  call.costUsd = account.costUsd;
+  call.carbonGrams = account.carbon.carbonGrams;
+  call.energyWh = account.carbon.energyWh;
   call.attempts = attempts;
 }
 

@@ -50,12 +50,13 @@ export function openCallStream(call: CallState, prepared: PreparedCall, deps: Pi
  */
 export async function finishCallStream(call: CallState, prepared: PreparedCall, started: StartedStream, relayed: RelayedStream, deps: PipelineDependencies): Promise<StreamEnd> {
   const account = accountStream(started, prepared.chatRequest, relayed);
-  noteAccount(call, started.model.id, account.usage, account.costUsd, account.carbonGrams, started.attempts.length);
+  noteAccount(call, started.model.id, account, started.attempts.length);
   noteAutoRoute(call, prepared, started.model.id, account.usage);
-  const meta = routerMeta(call, prepared, started.model, account, started.attempts, started.firstAt);
+  const failure = relayed.failure;
+  const broken = failure === undefined ? undefined : { code: failure.code, status: failure.status };
+  const meta = routerMeta(call, prepared, started.model, account, started.attempts, started.firstAt, broken);
   // The stream's real cost (its usage, or counted tokens) is charged before its last event, a broken one's too.
   await chargeCall(deps, call.key?.id, prepared.router.id, account.costUsd, prepared.log);
-  const failure = relayed.failure;
   settleCall(call, failure === undefined ? 200 : failure.status, failure === undefined ? null : failure.code, deps);
   return { finishReason: relayed.finishReason, usage: account.usage, meta };
 }

@@ -1,4 +1,6 @@
 import type { CallAccount } from '../accounting/call-accounting.js';
+import type { CarbonEstimate } from '../accounting/carbon.js';
+import type { AppliedPrices } from '../accounting/cost.js';
 import type { ModelInfo } from '../catalog/catalog.js';
 import type { Attempt } from '../routing/fallback.js';
 import type { RoutingMeta } from '../routing/plan-route.js';
@@ -11,8 +13,12 @@ export interface RouterMeta {
   readonly cost: number;
   readonly latencyMs: number;
   readonly carbonGrams: number;
-  /** Manufacturing emissions of the hardware for this call, apart from carbonGrams. */
+  /** Manufacturing emissions of the hardware for this call, apart from carbonGrams (`carbon.embodiedGrams`). */
   readonly embodiedCarbonGrams: number;
+  /** The carbon estimate's inputs and result: `carbonGrams` recomputes from them (docs/carbon.md). */
+  readonly carbon: CarbonEstimate;
+  /** USD per million tokens this call paid: `cost` recomputes from them and the answering attempt's tokens. */
+  readonly prices: AppliedPrices;
   readonly routerDecision: string;
   readonly routerId: string;
   readonly requestId: string;
@@ -20,9 +26,38 @@ export interface RouterMeta {
   readonly usageEstimated: boolean;
   /** Streams only. */
   readonly timeToFirstTokenMs?: number | undefined;
-  readonly attempts: readonly { model: string; outcome: string; reason?: string; status?: number; latencyMs: number }[];
+  readonly attempts: readonly AttemptMeta[];
   /** The models the router considered, ranked with reasons, and those it dropped (docs/routing.md). */
   readonly routing: RouterRoutingMeta;
+}
+
+/**
+ * One attempt of `_meta.attempts`, with what it was billed: an attempt that failed before answering was billed
+ * nothing; the one that answered (or whose stream broke after it began) carries the call's tokens and cost.
+ */
+export interface AttemptMeta {
+  readonly model: string;
+  readonly outcome: 'ok' | 'failed' | 'skipped';
+  readonly reason?: string;
+  readonly status?: number;
+  readonly latencyMs: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Inside promptTokens, when the provider read any from its cache. */
+  readonly cachedPromptTokens?: number;
+  /** Inside promptTokens, when the provider wrote any to its cache. */
+  readonly cacheWritePromptTokens?: number;
+  /** Inside completionTokens, billed as output. */
+  readonly reasoningTokens?: number;
+  /** USD. */
+  readonly cost: number;
+  readonly carbonGrams: number;
+}
+
+/** How a stream that had begun broke: its last attempt is reported failed, still billed. */
+export interface BrokenStream {
+  readonly code: string;
+  readonly status: number;
 }
 
 /** `_meta.routing`: the plan's account, and for `auto` routers what this request saved. */
@@ -41,13 +76,16 @@ export function routerMeta(
   account: CallAccount,
   attempts: readonly Attempt[],
   firstAt: number | undefined,
+  broken?: BrokenStream,
 ): RouterMeta {
   return {
     modelUsed: model.id,
     cost: account.costUsd,
     latencyMs: roundTo(performance.now() - call.startedAt, 2),
-    carbonGrams: account.carbonGrams,
-    embodiedCarbonGrams: account.embodiedCarbonGrams,
+    carbonGrams: account.carbon.carbonGrams,
+    embodiedCarbonGrams: account.carbon.embodiedGrams,
+    carbon: account.carbon,
+    prices: account.prices,
     routerDecision: prepared.strategy,
     routerId: prepared.router.id,
     requestId: call.requestId,
@@ -55,7 +93,7 @@ export function routerMeta(
     usageEstimated: account.usage.estimated,
     // Absent from a whole answer's JSON (undefined is not serialised); one object shape either way.
     timeToFirstTokenMs: firstAt === undefined ? undefined : roundTo(firstAt - call.startedAt, 2),
-    attempts: attemptsForMeta(attempts),
+    attempts: attemptsForMeta(attempts, account, broken),
     routing: prepared.auto === undefined ? prepared.routing : autoRoutingMeta(prepared.routing, prepared.auto, call.counterfactualCostUsd),
   };
 }
@@ -69,7 +107,43 @@ function autoRoutingMeta(routing: RoutingMeta, auto: AutoRoute, counterfactual: 
   };
 }
 
-/** `_meta.attempts`: each attempt as its own object, so later changes to the fallback's list never show in an answer. */
-function attemptsForMeta(attempts: readonly Attempt[]): RouterMeta['attempts'] {
-  return attempts.map((attempt) => ({ ...attempt }));
+/**
+ * `_meta.attempts`: each attempt as its own object (later changes to the fallback's list never show in an answer).
+ * The last `ok` attempt is the one that answered: it carries the call's usage, the others nothing.
+ */
+function attemptsForMeta(attempts: readonly Attempt[], account: CallAccount, broken: BrokenStream | undefined): AttemptMeta[] {
+  let answered = -1;
+  for (let index = attempts.length - 1; index >= 0; index -= 1) {
+    if (attempts[index]?.outcome === 'ok') {
+      answered = index;
+      break;
+    }
+  }
+  const result: AttemptMeta[] = [];
+  for (let index = 0; index < attempts.length; index += 1) {
+    const attempt = attempts[index] as Attempt;
+    result.push(index === answered ? answeredAttempt(attempt, account, broken) : { ...attempt, promptTokens: 0, completionTokens: 0, cost: 0, carbonGrams: 0 });
+  }
+  return result;
+}
+
+function answeredAttempt(attempt: Attempt, account: CallAccount, broken: BrokenStream | undefined): AttemptMeta {
+  const { usage } = account;
+  const meta: { -readonly [K in keyof AttemptMeta]: AttemptMeta[K] } = {
+    model: attempt.model,
+    outcome: broken === undefined ? attempt.outcome : 'failed',
+    latencyMs: attempt.latencyMs,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    cost: account.costUsd,
+    carbonGrams: account.carbon.carbonGrams,
+  };
+  if (broken !== undefined) {
+    meta.reason = broken.code;
+    meta.status = broken.status;
+  }
+  if (usage.cachedPromptTokens) meta.cachedPromptTokens = usage.cachedPromptTokens;
+  if (usage.cacheWritePromptTokens) meta.cacheWritePromptTokens = usage.cacheWritePromptTokens;
+  if (usage.reasoningTokens) meta.reasoningTokens = usage.reasoningTokens;
+  return meta;
 }

@@ -33,7 +33,7 @@ function embeddingModel(id: string, space: string, fields: Partial<ModelInfo> = 
 const catalog = createModelCatalog([
   ...FIXTURE_MODELS,
   embeddingModel('openai:small-embed', 'openai/small-embed'),
-  embeddingModel('azure:small-embed', 'openai/small-embed', { pricing: { inputPerMTok: 0.03, outputPerMTok: 0 }, typicalTtftMs: 100 }),
+  embeddingModel('azure:small-embed', 'openai/small-embed', { pricing: { inputPerMTok: 0.03, outputPerMTok: 0 }, typicalTtftMs: 100, region: { pue: 1.1, gridGCo2PerKWh: 300 } }),
   embeddingModel('google:other-embed', 'google/other-embed'),
 ]);
 
@@ -56,7 +56,7 @@ function refusal(input: PlanRouteInput): GatewayError {
 }
 
 describe('planning an embedding request', () => {
-  it('ranks the deployments of one model by input alone: no output tokens, cost, latency and carbon of the input', () => {
+  it('ranks the deployments of one model by input alone: no output tokens, cost and latency of the input', () => {
     const plan = planRoute({ ...base, request: embeddingRequest('a'.repeat(400), 'b'.repeat(400)) });
     assert.deepEqual(plan.ranked.map((entry) => entry.candidate.model.id), ['openai:small-embed', 'azure:small-embed']);
     assert.equal(plan.promptTokens, 200, 'two inputs of 100 tokens, without a chat\'s framing');
@@ -64,10 +64,15 @@ describe('planning an embedding request', () => {
       assert.equal(candidate.outputTokens, 0);
       assert.equal(candidate.expectedCostUsd, (200 * candidate.model.pricing.inputPerMTok) / 1e6);
       assert.equal(candidate.expectedLatencyMs, candidate.model.typicalTtftMs);
-      assert.ok(candidate.expectedCarbonGrams > 0, 'the input still costs energy');
+      assert.equal(candidate.expectedCarbonGrams, 0, 'EcoLogits counts generated tokens only');
     }
     const latency = planRoute({ ...base, router: { ...embeddingRouter, strategy: 'latency_optimized' } });
     assert.equal(latency.ranked[0]?.candidate.model.id, 'azure:small-embed');
+    // Equal estimates: the data centre with the cleaner kilowatt-hour (PUE × grid) comes first, whichever is listed first.
+    for (const models of [embeddingRouter.models, [...embeddingRouter.models].reverse()]) {
+      const carbon = planRoute({ ...base, router: { strategy: 'carbon_optimized', models } });
+      assert.equal(carbon.ranked[0]?.candidate.model.id, 'azure:small-embed');
+    }
   });
 
   it('checks each input against the window, not the whole batch', () => {

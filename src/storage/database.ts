@@ -16,6 +16,7 @@ import { customEmbeddingModelsMigration } from './migrations/0010-custom-embeddi
 import { responsesMigration } from './migrations/0009-responses.js';
 import { signupVerificationsMigration } from './migrations/0011-signup-verifications.js';
 import { routingLabelsMigration } from './migrations/0012-routing-labels.js';
+import { usageEnergyMigration } from './migrations/0013-usage-energy.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -150,6 +151,7 @@ const migrations: Record<string, Migration> = {
   '0010-custom-embedding-models': customEmbeddingModelsMigration,
   '0011-signup-verifications': signupVerificationsMigration,
   '0012-routing-labels': routingLabelsMigration,
+  '0013-usage-energy': usageEnergyMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

@@ -69,6 +69,14 @@ export interface UsageRecordsTable {
   attempts: number;
   /** `auto` routers (0012): what the same tokens would have cost on the router's strongest model; null otherwise. */
   counterfactual_cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Energy of the call, PUE included (0013); 0 on older records. */
+  energy_wh: ColumnType<number, number | undefined, number>;
+  /** Prompt tokens read from the provider's cache (0013). */
+  cached_prompt_tokens: ColumnType<number, number | undefined, number>;
+  /** Prompt tokens written to the provider's cache (0013). */
+  cache_write_prompt_tokens: ColumnType<number, number | undefined, number>;
+  /** Reasoning tokens, counted inside completion_tokens (0013). */
+  reasoning_tokens: ColumnType<number, number | undefined, number>;
 }
 
 /** One auto-routed request's prompt features (0012), kept so feedback on it can become a label; bounded per router. */

@@ -4,7 +4,7 @@ import type { Database, UsageRecordRow } from './schema.js';
 /** The columns usage charts need. */
 export type UsagePoint = Pick<
   UsageRecordRow,
-  'created_at' | 'router_id' | 'model' | 'key_id' | 'status' | 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cost_usd' | 'latency_ms' | 'carbon_grams'
+  'created_at' | 'router_id' | 'model' | 'key_id' | 'status' | 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cost_usd' | 'latency_ms' | 'carbon_grams' | 'energy_wh'
 >;
 
 export interface RequestPageQuery {
@@ -23,7 +23,7 @@ export function createUsageAnalyticsRepository(db: Kysely<Database>) {
     points(ownerId: string, from: number, to: number, limit: number, routerId?: string): Promise<UsagePoint[]> {
       let query = db
         .selectFrom('usage_records')
-        .select(['created_at', 'router_id', 'model', 'key_id', 'status', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd', 'latency_ms', 'carbon_grams'])
+        .select(['created_at', 'router_id', 'model', 'key_id', 'status', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd', 'latency_ms', 'carbon_grams', 'energy_wh'])
         .where('owner_id', '=', ownerId)
         .where('created_at', '>=', from)
         .where('created_at', '<', to);

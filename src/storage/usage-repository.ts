@@ -28,18 +28,27 @@ const USAGE_COLUMNS = [
   'carbon_grams',
   'attempts',
   'counterfactual_cost_usd',
+  'energy_wh',
+  'cached_prompt_tokens',
+  'cache_write_prompt_tokens',
+  'reasoning_tokens',
 ] as const satisfies readonly (keyof NewUsageRecord)[];
 
 /** Every column of a routing sample, in the order a batch INSERT lists them. */
 const SAMPLE_COLUMNS = ['request_id', 'owner_id', 'router_id', 'model_id', 'vector', 'created_at'] as const satisfies readonly (keyof RoutingSampleRow)[];
 
+/** Columns that count something: left out of a record, they are 0 (their column default), not NULL. */
+const COUNT_COLUMNS: ReadonlySet<string> = new Set(['energy_wh', 'cached_prompt_tokens', 'cache_write_prompt_tokens', 'reasoning_tokens']);
+
 /**
- * Records as one flat list of values, USAGE_COLUMNS.length per record in that order (a column left out is NULL, as
- * every optional column defaults to): what a batch INSERT binds, and what the SQLite writer thread is sent.
+ * Records as one flat list of values, USAGE_COLUMNS.length per record in that order (a column left out is NULL, or
+ * 0 for a count): what a batch INSERT binds, and what the SQLite writer thread is sent.
  */
 export function usageRowValues(records: readonly NewUsageRecord[]): unknown[] {
   const values: unknown[] = [];
-  for (const record of records) for (const column of USAGE_COLUMNS) values.push(record[column] ?? null);
+  for (const record of records) {
+    for (const column of USAGE_COLUMNS) values.push(record[column] ?? (COUNT_COLUMNS.has(column) ? 0 : null));
+  }
   return values;
 }
 

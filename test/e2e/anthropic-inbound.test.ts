@@ -13,6 +13,7 @@ import type { MessageParam, MessageStreamEvent, Tool } from '@anthropic-ai/sdk/r
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { openAIErrors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
+import { usageRecordOf } from '../support/usage-records.js';
 
 interface Meta {
   readonly modelUsed: string;
@@ -43,15 +44,7 @@ describe('Anthropic Messages format: @anthropic-ai/sdk → gateway → routed mo
   let client: Anthropic;
   const sdk = (baseURL = gateway.baseUrl, apiKey = gateway.apiKey) => new Anthropic({ apiKey, baseURL, maxRetries: 0 });
 
-  const usageRecord = async (id: string) => {
-    for (let tries = 0; tries < 200; tries += 1) {
-      await gateway.app.usage.flush();
-      const record = (await gateway.app.repositories.usage.list()).find((row) => row.id === id);
-      if (record !== undefined) return record;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    return assert.fail(`no usage record for ${id}`);
-  };
+  const usageRecord = (id: string) => usageRecordOf(gateway, id);
 
   before(async () => {
     openai = await startFakeOpenAI({ apiKey: 'sk-test' });

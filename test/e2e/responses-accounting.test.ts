@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type Gateway } from '../support/gateway-harness.js';
+import { usageRecordOf } from '../support/usage-records.js';
 
 /**
  * A Responses API call is the same routed call as a chat completion: the same usage record (tokens, cost, model,
@@ -35,15 +36,7 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 
 describe('Responses API calls are counted like chat completions', () => {
   let gateway: Gateway;
-  const record = async (id: string) => {
-    for (let tries = 0; tries < 200; tries += 1) {
-      await gateway.app.usage.flush();
-      const found = (await gateway.app.repositories.usage.list()).find((row) => row.id === id);
-      if (found !== undefined) return found;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    return assert.fail(`no usage record for ${id}`);
-  };
+  const record = (id: string) => usageRecordOf(gateway, id);
   const newKey = async (name: string, limits: { rpmLimit?: number; tpmLimit?: number } = {}) => gateway.admin.createKey({ ownerEmail: gateway.ownerEmail, name, ...limits });
 
   before(async () => {

@@ -69,6 +69,8 @@ export const shippedModelSchema = z
     capabilitiesSource: source,
     quality: z.object({ score: z.number().positive(), source }).strict(),
     activeParamsB: z.object({ value: z.number().positive(), source }).strict(),
+    /** Parameters held in memory (all experts of a mixture); equal to activeParamsB for a dense model. */
+    totalParamsB: z.object({ value: z.number().positive(), source }).strict(),
     region: z.string().min(1),
     typicalTtftMs: z.number().positive(),
     typicalTokensPerSecond: z.number().positive(),
@@ -77,7 +79,8 @@ export const shippedModelSchema = z
     embedding: shippedEmbeddingSchema.optional(),
   })
   .strict()
-  .refine((model) => (model.kind === 'embedding') === (model.embedding !== undefined), { error: 'an embedding model has kind "embedding" and an embedding block; a chat model neither' });
+  .refine((model) => (model.kind === 'embedding') === (model.embedding !== undefined), { error: 'an embedding model has kind "embedding" and an embedding block; a chat model neither' })
+  .refine((model) => model.totalParamsB.value >= model.activeParamsB.value, { error: 'a model holds at least the parameters it uses per token: totalParamsB below activeParamsB' });
 
 export const shippedRegionSchema = z
   .object({

@@ -27,9 +27,9 @@ describe('balanced', () => {
 
   it('ranks by the blend, highest first; the weights change the winner', () => {
     const candidates = candidatesFor(FIXTURE_IDS);
-    // Equal weights: tiny (1, 1, 0, 0.97) ≈ 0.742 > mid ≈ 0.730 > green ≈ 0.715 > big (0, 0, 1, 0) = 0.25.
+    // Equal weights: mid (0.92, 0.65, 0.54, 0.93) ≈ 0.761 > tiny (1, 1, 0, 1.00) ≈ 0.749 > green ≈ 0.715 > big (0, 0, 1, 0) = 0.25.
     const equal = balancedStrategy.rank(candidates, strategyContext());
-    assert.deepEqual(ids(equal), ['acme:tiny', 'acme:mid', 'green:mid', 'acme:big']);
+    assert.deepEqual(ids(equal), ['acme:mid', 'acme:tiny', 'green:mid', 'acme:big']);
     assert.equal(equal[3]?.score, 0.25);
     const qualityHeavy = balancedStrategy.rank(candidates, strategyContext({ settings: { weights: { quality: 0.9, cost: 0.1 } } }));
     assert.equal(ids(qualityHeavy)[0], 'acme:big');

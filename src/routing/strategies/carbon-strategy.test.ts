@@ -8,6 +8,6 @@ describe('carbon_optimized', () => {
     const ranked = carbonStrategy.rank(candidatesFor(FIXTURE_IDS), strategyContext());
     assert.deepEqual(ids(ranked), ['green:mid', 'acme:tiny', 'acme:mid', 'acme:big']);
     for (const entry of ranked) assert.equal(entry.score, entry.candidate.expectedCarbonGrams);
-    assert.match(ranked[0]?.reason ?? '', /^expected [\d.]+ g CO2e \(70B active parameters\)$/);
+    assert.match(ranked[0]?.reason ?? "", /^expected [\d.]+ g CO2e \(70B active parameters, 33 g\/kWh with PUE\)$/);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
-import { estimateCarbonGrams } from '../../accounting/carbon.js';
+import { estimateCarbon } from '../../accounting/carbon.js';
 import { countPromptTokens } from '../../providers/token-counter.js';
 import type { ChatRequest } from '../../providers/contract.js';
 import { fakeHealth, fixtureModel, userRequest } from '../../../test/support/routing-fixtures.js';
@@ -104,7 +104,7 @@ describe('candidate estimates', () => {
     assert.equal(estimate.latencySource, 'catalog');
     assert.equal(estimate.latencySamples, 0);
     assert.equal(estimate.expectedLatencyMs, 300 + (100 / 90) * 1000);
-    assert.equal(estimate.expectedCarbonGrams, estimateCarbonGrams({ promptTokens: profile.promptTokens, completionTokens: 100, estimated: true }, mid, (100 / 90) * 1000));
+    assert.equal(estimate.expectedCarbonGrams, estimateCarbon(mid, 100, (100 / 90) * 1000).carbonGrams);
   });
 
   it('uses live moving averages once measured, each half on its own', () => {

@@ -1,4 +1,4 @@
-import { estimateCarbonGrams } from '../../accounting/carbon.js';
+import { expectedCarbonGrams } from '../../accounting/carbon.js';
 import { computeCostUsd } from '../../accounting/cost.js';
 import { messageText } from '../../providers/token-counter.js';
 import type { ChatRequest, Usage } from '../../providers/contract.js';
@@ -125,7 +125,7 @@ export function estimateCandidate(model: ModelInfo, profile: RequestProfile, hea
     tokensPerSecond,
     latencySource: measured ? 'measured' : 'catalog',
     latencySamples: measured ? live.samples : 0,
-    expectedCarbonGrams: estimateCarbonGrams(usage, model, generationMs),
+    expectedCarbonGrams: expectedCarbonGrams(model, outputTokens, generationMs),
     quality: model.qualityScore,
   };
 }

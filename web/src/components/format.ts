@@ -21,10 +21,20 @@ export function formatCount(value: number | null | undefined): string {
 }
 
 export function formatGrams(value: number | null | undefined): string {
+  return withUnit(value, [[1000, 'kg'], [1, 'g'], [1e-3, 'mg'], [1e-6, 'µg']]);
+}
+
+/** Watt-hours with the unit that keeps them readable: 1.23 kWh, 4.5 Wh, 12 mWh. */
+export function formatEnergy(value: number | null | undefined): string {
+  return withUnit(value, [[1000, 'kWh'], [1, 'Wh'], [1e-3, 'mWh'], [1e-6, 'µWh']]);
+}
+
+/** Three significant digits in the largest unit the value reaches (the smallest unit below that). */
+function withUnit(value: number | null | undefined, units: readonly (readonly [number, string])[]): string {
   if (value === null || value === undefined) return '—';
-  if (value >= 1000) return `${(value / 1000).toFixed(2)} kg`;
-  if (value > 0 && value < 0.01) return `${value.toExponential(1)} g`;
-  return `${value.toFixed(2)} g`;
+  if (value === 0) return `0 ${units.find(([scale]) => scale === 1)?.[1] ?? ''}`.trim();
+  const [scale, unit] = units.find(([factor]) => Math.abs(value) >= factor) ?? units[units.length - 1] ?? [1, ''];
+  return `${Number((value / scale).toPrecision(3))} ${unit}`;
 }
 
 export function formatMs(value: number | null | undefined): string {

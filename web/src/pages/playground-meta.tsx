@@ -1,6 +1,6 @@
 import { Badge, Group } from '@mantine/core';
 import type { RouterMeta } from '../api/types';
-import { formatGrams, formatMs, formatUsd } from '../components/format';
+import { formatEnergy, formatGrams, formatMs, formatUsd } from '../components/format';
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
@@ -14,11 +14,14 @@ export function MetaLine({ meta, testId = 'turn-meta' }: { readonly meta: Router
   // auto only: what the router's strongest model would have cost, and whether this request explored.
   const routing = typeof fields.routing === 'object' && fields.routing !== null ? (fields.routing as Readonly<Record<string, unknown>>) : {};
   const counterfactual = num(routing.counterfactualCostUsd);
+  // The carbon estimate's inputs (docs/carbon.md): its energy is worth a badge of its own.
+  const carbon = typeof fields.carbon === 'object' && fields.carbon !== null ? (fields.carbon as Readonly<Record<string, unknown>>) : {};
   const items: readonly [string, string | undefined][] = [
     ['Model', typeof fields.modelUsed === 'string' ? fields.modelUsed : undefined],
     ['Cost', num(fields.cost) === undefined ? undefined : formatUsd(num(fields.cost))],
     ['Latency', num(fields.latencyMs) === undefined ? undefined : formatMs(num(fields.latencyMs))],
     ['Carbon', num(fields.carbonGrams) === undefined ? undefined : formatGrams(num(fields.carbonGrams))],
+    ['Energy', num(carbon.energyWh) === undefined ? undefined : formatEnergy(num(carbon.energyWh))],
     ['Strategy', typeof fields.routerDecision === 'string' ? fields.routerDecision : undefined],
     ['Attempts', attempts === undefined ? undefined : String(attempts)],
     ['Strongest model', counterfactual === undefined ? undefined : formatUsd(counterfactual)],

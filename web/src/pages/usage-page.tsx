@@ -5,7 +5,7 @@ import { useMemo, useState, type ReactNode } from 'react';
 import { workspacePath } from '../api/client';
 import type { RequestsPage, UsageBreakdownRow, UsageReport } from '../api/types';
 import { useApi } from '../api/use-api';
-import { formatCount, formatGrams, formatMs, formatUsd } from '../components/format';
+import { formatCount, formatEnergy, formatGrams, formatMs, formatUsd } from '../components/format';
 import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
 import { RequestTable } from '../components/request-table';
 import { canWrite, useWorkspace } from '../session/session-context';
@@ -174,7 +174,7 @@ export function UsagePage() {
             <Stat label="Requests" value={formatCount(totals.requests)} hint={`${formatCount(totals.errors ?? 0)} errors`} />
             <Stat label="Spend" value={formatUsd(totals.costUsd)} />
             <Stat label="Tokens" value={formatCount(totalTokens)} hint={`${formatCount(totals.promptTokens ?? 0)} in · ${formatCount(totals.completionTokens ?? 0)} out`} />
-            <Stat label="Carbon" value={formatGrams(totals.carbonGrams)} hint="CO₂e, operational" />
+            <Stat label="Carbon" value={formatGrams(totals.carbonGrams)} hint={`CO₂e · ${formatEnergy(totals.energyWh)}`} />
             <Stat label="Latency p50" value={formatMs(totals.p50LatencyMs)} hint={`p95 ${formatMs(totals.p95LatencyMs)}`} />
           </SimpleGrid>
           {totals.requests === 0 ? (
