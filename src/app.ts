@@ -24,6 +24,7 @@ import { createOwnerProviders } from './providers/credentials/owner-providers.js
 import { createProviderRegistry } from './providers/credentials/registry.js';
 import { createGuardedDispatcher } from './providers/credentials/ssrf-guard.js';
 import { createLocalProviderGate, unreachableLocalProviders } from './providers/credentials/local-provider-access.js';
+import { createLocalServerProbe, type LocalServerProbe } from './providers/credentials/local-server-probe.js';
 import { loadShippedCatalog, type ModelCatalog } from './catalog/catalog.js';
 import { createModelHealth, type ProcessModelHealth } from './routing/health/model-health.js';
 import { createOwnerCatalogs } from './catalog/owner-catalog.js';
@@ -34,6 +35,8 @@ import { createRepositories, type Repositories } from './storage/repositories.js
 import { createSqliteUsageWriterThread } from './storage/sqlite-usage-writer-thread.js';
 import { createInlineUsageWriter, type UsageWriter } from './storage/usage-writer.js';
 import { startRouterRefitWorker, type RouterRefitWorker } from './workers/router-refit-worker.js';
+import { startRequestLogSweeper, type RequestLogSweeper } from './workers/request-log-sweeper.js';
+import { createSecretRedactor } from './lib/redact-secrets.js';
 
 export interface App {
   readonly server: FastifyInstance;
@@ -56,6 +59,10 @@ export interface App {
   readonly agents: AgentService;
   /** Refits `auto` routers from their labels in the background and prunes their routing samples. */
   readonly refit: RouterRefitWorker;
+  /** Deletes logged request bodies past their router's retention. */
+  readonly requestLogSweeper: RequestLogSweeper;
+  /** Checks that the configured local model servers answer (the dashboard's catalog says which do). */
+  readonly localServers: LocalServerProbe;
   /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
   close(): Promise<void>;
 }
@@ -103,11 +110,13 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   const secret = createServerSecret({ configured: config.secretKey, sqliteFile: sqliteFilePath(config.databaseUrl) });
   const unreachableLocal = unreachableLocalProviders(config.localProviders, config.providers.keys());
   if (unreachableLocal.length > 0) logger.warn({ variables: unreachableLocal }, 'local model servers configured, but MODELPORT_LOCAL_PROVIDERS=none: no owner may use them');
+  // A configured local server is only an address until it answers: checked at start and every 30 s, off the request path.
+  const localServers = createLocalServerProbe({ credentials: config.providers, http: { dispatcher, timeouts: config.upstreamTimeouts } });
   const ownerProviders = createOwnerProviders({
     registry: providers,
     credentials: repositories.providerCredentials,
     secret,
-    serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? preset.defaultBaseUrl,
+    serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? config.serverBaseUrls.get(preset.name) ?? preset.defaultBaseUrl,
     operatorBaseUrls: config.operatorBaseUrls,
     http: { dispatcher, timeouts: config.upstreamTimeouts },
     ownerHttp: { dispatcher: ownerDispatcher, timeouts: config.upstreamTimeouts },
@@ -221,6 +230,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     now,
     onError: (error, action) => logger.warn({ err: error }, `${action} failed`),
   });
+  const requestLogSweeper = startRequestLogSweeper({ requestLogs: repositories.requestLogs, now, onError: (error) => logger.warn({ err: error }, 'request log sweep failed') });
   const server = await createServer(
     {
       logger,
@@ -236,14 +246,17 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       budgets,
       metrics,
       isServerModel,
+      localServers,
       agents,
       responses,
       routerLearning,
+      redactSecrets: createSecretRedactor([...config.providers.values()].flatMap((credentials) => [credentials.apiKey, ...Object.values(credentials.options ?? {})])),
       dashboard: {
         services: createDashboardServices(storage, repositories, catalog, now, {
           loginThrottle: { attemptsPerIp: config.preAuth.attemptsPerIp, failuresPerEmail: config.preAuth.failuresPerEmail, redis: cluster.link?.client, redisPrefix: config.redisPrefix },
           passwordHashing: { concurrency: config.preAuth.hashConcurrency, queue: config.preAuth.hashQueue },
           learning: routerLearning,
+          providers: { secret, allowPrivateUpstreams: config.allowPrivateUpstreams, serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? config.serverBaseUrls.get(preset.name) ?? preset.defaultBaseUrl },
           signUp: createSignUpSettings(
             config.accounts,
             `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${config.port}`,
@@ -288,6 +301,8 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     secret,
     agents,
     refit,
+    requestLogSweeper,
+    localServers,
     close() {
       closing ??= (async () => {
         changes.stop();
@@ -295,6 +310,8 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
         await Promise.race([server.close(), deadline]);
         responses.close();
         await refit.stop();
+        await requestLogSweeper.stop();
+        await localServers.stop();
         await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
         await dispatcher.close();
         if (ownerDispatcher !== dispatcher) await ownerDispatcher.close();

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { AdminInputError } from './admin/admin-errors.js';
 import { createAdminService } from './admin/admin-service.js';
 import type { ProviderAdminOptions } from './admin/provider-admin.js';
@@ -19,7 +21,7 @@ export function runCli(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 const cliWiring: CliWiring = {
-  async openAdmin(env, onOpened) {
+  async openAdmin(env, onOpened, { mustExist }) {
     const [{ ConfigError, loadConfig }, { migrateToLatest, openStorage, sqliteFilePath }, { createRepositories }] = await Promise.all([
       import('./config.js'),
       import('./storage/database.js'),
@@ -31,8 +33,17 @@ const cliWiring: CliWiring = {
     } catch (error) {
       throw error instanceof ConfigError ? new InvalidConfigurationError(error.message) : error;
     }
+    const file = sqliteFilePath(config.databaseUrl);
+    const database = file === undefined ? withoutPassword(config.databaseUrl) : file === ':memory:' ? file : resolve(file);
+    // A read on a database that is not there would otherwise create an empty one and answer "nothing": say so instead.
+    if (mustExist && file !== undefined && file !== ':memory:' && !existsSync(database)) {
+      const source = env.DATABASE_URL === undefined || env.DATABASE_URL === '' ? 'the default database' : 'DATABASE_URL';
+      throw new InvalidConfigurationError(
+        `No database at ${database} (${source}). Set DATABASE_URL to the server's database, or start the server once to create this one.`,
+      );
+    }
     const storage = openStorage(config.databaseUrl);
-    onOpened(storage);
+    onOpened(storage, database);
     await migrateToLatest(storage);
     return createAdminService(createRepositories(storage), loadShippedCatalog(), Date.now, providerAdminOptionsFrom(config, sqliteFilePath(config.databaseUrl)), config.agentLimits);
   },
@@ -50,12 +61,23 @@ const cliWiring: CliWiring = {
   },
 };
 
+/** A Postgres URL as it may be shown: its password replaced. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
+}
+
 /** The settings an admin process (the CLI) reads from the same environment as the server. */
 function providerAdminOptionsFrom(config: Config, sqliteFile: string | undefined): ProviderAdminOptions {
   return {
     secret: createServerSecret({ configured: config.secretKey, sqliteFile }),
     allowPrivateUpstreams: config.allowPrivateUpstreams,
-    serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? preset.defaultBaseUrl,
+    serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? config.serverBaseUrls.get(preset.name) ?? preset.defaultBaseUrl,
     timeouts: { ...config.upstreamTimeouts, firstByteMs: Math.min(config.upstreamTimeouts.firstByteMs, 30_000) },
   };
 }

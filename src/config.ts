@@ -1,12 +1,19 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { defaultTimeouts, type UpstreamTimeouts } from './providers/transport/http-client.js';
 import { MIN_SECRET_LENGTH } from './lib/secret-box.js';
 import { defaultHealthOptions, type HealthOptions } from './routing/health/health-options.js';
-import { readOperatorBaseUrls, readProviderCredentials, type ProviderCredentials } from './providers/credentials/provider-presets.js';
+import { readOperatorBaseUrls, readProviderCredentials, readServerBaseUrls, type ProviderCredentials } from './providers/credentials/provider-presets.js';
 import { LocalProviderAccessError, parseLocalProviderAccess, type LocalProviderAccess } from './providers/credentials/local-provider-access.js';
 import { DEFAULT_AGENT_LIMITS, type AgentLimits } from './agents/agent-definition.js';
 import { DEFAULT_FALLBACK_DEADLINE_MS } from './pipeline/pipeline-defaults.js';
+
+/**
+ * The SQLite file used when DATABASE_URL is unset: data/modelport.db in this package's folder (from src/ or dist/
+ * alike), so the server and the CLI open the same file from whatever directory they are started in.
+ */
+export const DEFAULT_DATABASE_FILE = fileURLToPath(new URL('../data/modelport.db', import.meta.url));
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -16,7 +23,7 @@ const int = (min: number) => z.coerce.number().int().min(min);
 const environmentSchema = z.object({
   PORT: int(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: z.string().min(1).default('./data/modelport.db'),
+  DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_FILE),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MODELPORT_BOOTSTRAP: bool.default(true),
   MODELPORT_REQUIRE_HTTPS: bool.default(false),
@@ -101,6 +108,8 @@ export interface Config {
   readonly providers: ReadonlyMap<string, ProviderCredentials>;
   /** Providers whose base URL the operator set (`<PREFIX>_BASE_URL`, `AZURE_OPENAI_ENDPOINT`); every other upstream address goes through the SSRF guard. */
   readonly operatorBaseUrls: ReadonlySet<string>;
+  /** The base URL the operator set for each preset (`<PREFIX>_BASE_URL`), with or without a server-wide key. */
+  readonly serverBaseUrls: ReadonlyMap<string, string>;
   readonly bootstrap: boolean;
   readonly requireHttps: boolean;
   /** Addresses or CIDRs whose X-Forwarded-* headers are believed. Empty: none. */
@@ -230,6 +239,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     logLevel: env.LOG_LEVEL,
     providers: readProviderCredentials(environment),
     operatorBaseUrls: readOperatorBaseUrls(environment),
+    serverBaseUrls: readServerBaseUrls(environment),
     bootstrap: env.MODELPORT_BOOTSTRAP,
     requireHttps: env.MODELPORT_REQUIRE_HTTPS,
     trustedProxies: env.MODELPORT_TRUSTED_PROXIES.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''),

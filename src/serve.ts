@@ -1,11 +1,13 @@
 import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createAdminService } from './admin/admin-service.js';
 import { createApp } from './app.js';
-import { bootstrapBanner, bootstrapIfEmpty, prepareStorageOnce, type BootstrapResult } from './bootstrap.js';
+import { bootstrapBanner, bootstrapIfEmpty, dashboardLine, prepareStorageOnce, type BootstrapResult } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { processProbe, startIdleCollector, type IdleCollector, type IdleCollectorProbe } from './lib/idle-collector.js';
 import { createRequestActivity } from './lib/request-activity.js';
+import { createSignupVerificationsRepository } from './storage/signup-verifications-repository.js';
 import { createIpcWindowStore, serveWindowStore } from './workers/ipc-window-store.js';
 import { runPrimary } from './workers/primary.js';
 
@@ -25,8 +27,7 @@ export async function serve(hooks: ServeHooks): Promise<void> {
 
   // MODELPORT_WORKERS: this process only forks, restarts and stops the workers, and counts rate limits for them all.
   if (config.workers > 0 && cluster.isPrimary) {
-    const created = await prepareStorageOnce(config);
-    if (created) printBanner(config, created);
+    printStart(config, config.port, await prepareStorageOnce(config));
     const windows = serveWindowStore();
     runPrimary({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs + 10_000 });
     hooks.started();
@@ -50,10 +51,10 @@ export async function serve(hooks: ServeHooks): Promise<void> {
       ...(worker === undefined ? {} : { windowStore: createIpcWindowStore(), ...(config.workerHeader ? { workerId: process.pid } : {}) }),
     },
   );
-  if (config.bootstrap && worker === undefined) {
-    const created = await bootstrapIfEmpty(app.repositories, createAdminService(app.repositories, app.catalog));
-    if (created) printBanner(config, created);
-  }
+  const created =
+    config.bootstrap && worker === undefined
+      ? await bootstrapIfEmpty(app.repositories, createAdminService(app.repositories, app.catalog), createSignupVerificationsRepository(app.storage.db))
+      : undefined;
   // Start-up leaves garbage in the old generation (the young one was held small, so more of it was promoted): one
   // compacting collection once Fastify is ready (its plugins loaded, its schemas compiled) and before it listens gives
   // it back (~40 ms; no request waits for it).
@@ -65,6 +66,7 @@ export async function serve(hooks: ServeHooks): Promise<void> {
   // A burst of new connections (thousands of clients opening streams at once) waits in the kernel's accept queue
   // rather than being dropped into SYN retries a second or more later; Linux caps it at net.core.somaxconn.
   await app.server.listen({ port: config.port, host: config.host, backlog: 4096 });
+  if (worker === undefined) printStart(config, listeningPort(app.server.server.address(), config.port), created);
   hooks.started();
   const collector = heap === undefined ? undefined : collectWhenIdle(config, logger, heap, () => app.rateLimiter.dropExpired());
 
@@ -99,10 +101,25 @@ function collectWhenIdle(config: Config, logger: Logger, heap: IdleCollectorProb
   }, heap);
 }
 
-/** Printed to stdout once, not logged: logs must never hold a key. */
-function printBanner(config: Config, created: BootstrapResult): void {
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  process.stdout.write(bootstrapBanner(created, `${config.tls ? 'https' : 'http'}://${shownHost}:${config.port}`));
+/**
+ * The first start's banner (printed to stdout once, not logged: logs must never hold a key or the sign-in link), or on
+ * every later start one line with the dashboard's address.
+ */
+function printStart(config: Config, port: number, created: BootstrapResult | undefined): void {
+  const origin = serverOrigin(config, port);
+  process.stdout.write(created === undefined ? dashboardLine(origin) : bootstrapBanner(created, origin));
+}
+
+/** Where users reach this server: MODELPORT_PUBLIC_URL, else its own address (localhost when it listens on every interface). */
+export function serverOrigin(config: Pick<Config, 'host' | 'tls' | 'accounts'>, port: number): string {
+  if (config.accounts.publicUrl !== undefined) return config.accounts.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `${config.tls ? 'https' : 'http'}://${host}:${port}`;
+}
+
+/** The port the server really listens on (PORT=0 picks a free one). */
+function listeningPort(address: AddressInfo | string | null, configured: number): number {
+  return typeof address === 'object' && address !== null ? address.port : configured;
 }
 
 function exit(logger: Logger, code: number): void {

@@ -6,7 +6,7 @@ import { CUSTOM_PROVIDER_NAME, acceptsOwnerKey, credentialSealContext, openOwner
 import { PROVIDER_PRESETS, findPreset, type ProviderPreset } from '../providers/credentials/provider-presets.js';
 import { probeChat, probeModelList, type ProbeResult } from '../providers/credentials/provider-probe.js';
 import { UpstreamUrlError, checkUpstreamBaseUrl, createGuardedDispatcher, type HostResolver } from '../providers/credentials/ssrf-guard.js';
-import type { ModelCatalog } from '../catalog/catalog.js';
+import { modelKind, type ModelCatalog } from '../catalog/catalog.js';
 import { layerOwnerModels } from '../catalog/owner-catalog.js';
 import type { ProviderCredentialRecord } from '../storage/provider-credentials-repository.js';
 import type { Repositories } from '../storage/repositories.js';
@@ -183,8 +183,9 @@ export function createProviderAdmin(
 }
 
 /** The provider's model with the lowest input price, as the owner sees prices. */
+/** The provider's cheapest chat model still served: the test is a one-token chat call, which an embedding model cannot take. */
 function cheapestModel(catalog: ModelCatalog, provider: string): string | undefined {
-  const models = catalog.list().filter((model) => model.provider === provider && !model.simulated);
+  const models = catalog.list().filter((model) => model.provider === provider && !model.simulated && modelKind(model) === 'chat' && model.retired !== true);
   models.sort((a, b) => a.pricing.inputPerMTok - b.pricing.inputPerMTok);
   return models[0]?.model;
 }

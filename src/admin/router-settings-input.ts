@@ -29,6 +29,13 @@ const routerSettingsSchema = z.strictObject({
     )
     .optional(),
   exploration: z.number({ error: 'must be a number' }).min(0, { error: 'must be 0 or more' }).max(1, { error: 'must be at most 1' }).optional(),
+  requestLog: z
+    .strictObject({
+      bodies: z.boolean({ error: 'must be true or false' }),
+      retentionDays: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number of days' }).min(1, { error: 'must be at least 1' }).max(90, { error: 'must be at most 90' }).optional(),
+      maxBodyBytes: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number of bytes' }).min(1, { error: 'must be at least 1' }).max(1_048_576, { error: 'must be at most 1048576 (1 MiB)' }).optional(),
+    })
+    .optional(),
   // Written by the fit (src/routing/auto/router-fit.ts), never typed by people: checked for shape, its extra fields kept.
   autoFit: z
     .looseObject({
@@ -55,7 +62,7 @@ export function validateRouterSettings(input: unknown): RouterSettings {
     const detail = issue?.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
     throw new AdminInputError(`Invalid router setting ${path}: ${detail}.`);
   }
-  const { weights, qualityTarget, maxCostPerRequestUsd, autoAbilities, exploration, autoFit } = parsed.data;
+  const { weights, qualityTarget, maxCostPerRequestUsd, autoAbilities, exploration, autoFit, requestLog } = parsed.data;
   return {
     ...(weights !== undefined ? { weights: withoutUndefined(weights) } : {}),
     ...(qualityTarget !== undefined ? { qualityTarget } : {}),
@@ -63,6 +70,15 @@ export function validateRouterSettings(input: unknown): RouterSettings {
     ...(autoAbilities !== undefined && Object.keys(autoAbilities).length > 0 ? { autoAbilities } : {}),
     ...(exploration !== undefined ? { exploration } : {}),
     ...(autoFit !== undefined ? { autoFit: autoFit as RouterFit } : {}),
+    ...(requestLog !== undefined ? { requestLog: withoutUndefinedLog(requestLog) } : {}),
+  };
+}
+
+function withoutUndefinedLog(log: { bodies: boolean; retentionDays?: number | undefined; maxBodyBytes?: number | undefined }): NonNullable<RouterSettings['requestLog']> {
+  return {
+    bodies: log.bodies,
+    ...(log.retentionDays !== undefined ? { retentionDays: log.retentionDays } : {}),
+    ...(log.maxBodyBytes !== undefined ? { maxBodyBytes: log.maxBodyBytes } : {}),
   };
 }
 
@@ -75,9 +91,11 @@ export interface RouterSettingsChange {
   /** The share of `auto` requests that explore; `null` goes back to the default (docs/routing.md). */
   readonly exploration?: number | null | undefined;
   readonly autoFit?: RouterFit | null | undefined;
+  /** Body logging; `null` goes back to the default (not kept). */
+  readonly requestLog?: RouterSettings['requestLog'] | null | undefined;
 }
 
-const SETTING_KEYS = ['weights', 'qualityTarget', 'maxCostPerRequestUsd', 'autoAbilities', 'exploration', 'autoFit'] as const satisfies readonly (keyof RouterSettingsChange)[];
+const SETTING_KEYS = ['weights', 'qualityTarget', 'maxCostPerRequestUsd', 'autoAbilities', 'exploration', 'autoFit', 'requestLog'] as const satisfies readonly (keyof RouterSettingsChange)[];
 
 export function applySettingsChange(current: RouterSettings, change: RouterSettingsChange): RouterSettings {
   const next: { -readonly [K in keyof RouterSettings]: RouterSettings[K] } = { ...current };

@@ -62,6 +62,7 @@ const createAgent: CommandSpec = {
 const listAgents: CommandSpec = {
   noun: 'agent',
   verb: 'list',
+  readsOnly: true,
   summary: "List an owner's agents",
   description: 'Lists the agents of one owner with their current version and step count.',
   options: { owner: OWNER },
@@ -85,6 +86,7 @@ const listAgents: CommandSpec = {
 const showAgent: CommandSpec = {
   noun: 'agent',
   verb: 'show',
+  readsOnly: true,
   summary: "Show an agent's current definition and its versions",
   description: 'Prints the current definition as JSON, then the list of saved versions.',
   options: { owner: OWNER },
@@ -104,6 +106,7 @@ const showAgent: CommandSpec = {
 const agentRuns: CommandSpec = {
   noun: 'agent',
   verb: 'runs',
+  readsOnly: true,
   summary: "List an agent's executions, newest first",
   description: 'Lists executions of the agent with their status, steps, cost and latency. "agent execution <id>" shows one with its steps.',
   options: { owner: OWNER, limit: { type: 'string', valueName: 'n', description: 'At most this many (default 50)' } },
@@ -137,6 +140,7 @@ const agentRuns: CommandSpec = {
 const showExecution: CommandSpec = {
   noun: 'agent',
   verb: 'execution',
+  readsOnly: true,
   summary: 'Show one execution with every step (model, tokens, cost, latency, carbon, output, error)',
   description: 'Shows an execution by its id (the execution_id of the answer or of the error).',
   options: { owner: OWNER },

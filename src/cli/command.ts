@@ -77,6 +77,8 @@ export interface CommandSpec {
   readonly options: Readonly<Record<string, OptionSpec>>;
   /** One positional argument after the verb (`agent show NAME`); without it, positionals are refused. */
   readonly positional?: { readonly valueName: string; readonly description: string };
+  /** Only reads the database: a SQLite file that does not exist is an error (exit 1), never created empty. */
+  readonly readsOnly?: boolean;
   readonly examples: readonly string[];
   run(options: OptionValues, context: CommandContext): Promise<CommandResult>;
 }

@@ -7,9 +7,11 @@ export const COMMON_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 };
 
 const FOOTER = [
-  'The database is DATABASE_URL, as for the server: a SQLite file path (default ./data/modelport.db,',
-  'relative to the current directory) or postgres://user:password@host:5432/db. Changes reach running',
-  'servers within their MODELPORT_CHANGE_POLL_MS.',
+  'The database is DATABASE_URL, as for the server: a SQLite file path (a relative one is taken from the',
+  'current directory) or postgres://user:password@host:5432/db. Unset, it is data/modelport.db in the',
+  "ModelPort package's folder, the server's default, wherever you run the command. Human output names it",
+  'on stderr ("database: ..."); commands that only read refuse a SQLite file that does not exist.',
+  'Changes reach running servers within their MODELPORT_CHANGE_POLL_MS.',
   '',
   'Exit codes: 0 done, 1 refused input (unknown owner, bad strategy...) or failure, 2 usage mistake.',
 ].join('\n');

@@ -92,6 +92,7 @@ const createKey: CommandSpec = {
 const listKeys: CommandSpec = {
   noun: 'key',
   verb: 'list',
+  readsOnly: true,
   summary: "List a user's API keys (never the keys themselves)",
   description:
     'Lists the keys of one user, oldest first, with their status: active, revoked or expired. Only the display prefix of each key is shown; neither the key nor its hash can be listed.',

@@ -51,8 +51,12 @@ export interface CliIo {
  * loads the config, the database drivers and the gateway only when a command first asks for them.
  */
 export interface CliWiring {
-  /** Opens DATABASE_URL the way the server does, migrates it, and builds the admin service over it; `onOpened` gets the storage to close. */
-  openAdmin(env: CliIo['env'], onOpened: (storage: Storage) => void): Promise<AdminService>;
+  /**
+   * Opens DATABASE_URL the way the server does, migrates it, and builds the admin service over it; `onOpened` gets the
+   * storage to close and the database's name for people (a SQLite file's absolute path, a Postgres URL without its
+   * password). With `mustExist`, a SQLite file that does not exist is an error rather than created empty.
+   */
+  openAdmin(env: CliIo['env'], onOpened: (storage: Storage, database: string) => void, options: { readonly mustExist: boolean }): Promise<AdminService>;
   /** Builds the whole gateway in-process (`agent run`). */
   openGateway(env: CliIo['env']): Promise<InProcessGateway>;
 }
@@ -158,11 +162,18 @@ export async function runCommandLine(argv: readonly string[], io: CliIo, wiring:
   let json = argv.includes('--json');
   let storage: Storage | undefined;
   let admin: Promise<AdminService> | undefined;
+  let running: CommandSpec | undefined;
   const context: CommandContext = {
     admin() {
-      admin ??= wiring.openAdmin(io.env, (opened) => {
-        storage = opened;
-      });
+      admin ??= wiring.openAdmin(
+        io.env,
+        (opened, database) => {
+          storage = opened;
+          // Which database a command read or changed is the first thing to check when its answer surprises.
+          if (!json) io.stderr.write(`database: ${database}\n`);
+        },
+        { mustExist: running?.readsOnly === true },
+      );
       return admin;
     },
     now: () => Date.now(),
@@ -192,6 +203,7 @@ export async function runCommandLine(argv: readonly string[], io: CliIo, wiring:
     }
     const parsed = parseOptions(resolved.command, resolved.args);
     json = parsed.json;
+    running = resolved.command;
     const result = await resolved.command.run(parsed.values, context);
     if (json) io.stdout.write(formatJson(result.json));
     else {

@@ -86,6 +86,7 @@ const addModel: CommandSpec = {
 const listModels: CommandSpec = {
   noun: 'model',
   verb: 'list',
+  readsOnly: true,
   summary: 'List the models and prices an owner declared',
   description: 'Lists the models one owner declared with "model add" (new models and price overrides of shipped ones). "modelport models list" lists the shipped catalog.',
   options: {

@@ -57,6 +57,7 @@ const addProvider: CommandSpec = {
 const listProviders: CommandSpec = {
   noun: 'provider',
   verb: 'list',
+  readsOnly: true,
   summary: "List an owner's own provider credentials (never the keys)",
   description: "Lists the providers an owner brought their own credentials for: the name, whether it is a preset or a custom provider, the owner's base URL (- for the preset's) and the key's last 4 characters. Keys are never shown.",
   options: {
@@ -81,6 +82,7 @@ const listProviders: CommandSpec = {
 const testProvider: CommandSpec = {
   noun: 'provider',
   verb: 'test',
+  readsOnly: true,
   summary: "Make one tiny real call with an owner's credentials",
   description:
     "Checks an owner's credentials with one real call: a chat completion of \"ping\" with max_tokens 1 to --model (default: the provider's cheapest known model), or, for a custom provider without --model, GET <base-url>/models. Prints ok and the latency, or the upstream's error (exit 1). The call may cost a token.",

@@ -201,6 +201,7 @@ const updateRouter: CommandSpec = {
 const listRouters: CommandSpec = {
   noun: 'router',
   verb: 'list',
+  readsOnly: true,
   summary: 'List routers, of one owner or of everyone',
   description: 'Lists routers (deleted ones are left out), oldest first.',
   options: {

@@ -18,6 +18,7 @@ function usageJson(row: UsageRecordRow): JsonObject {
 const listUsage: CommandSpec = {
   noun: 'usage',
   verb: 'list',
+  readsOnly: true,
   summary: 'List usage records (one per request), newest first',
   description:
     'Lists the usage records servers write for every request: tokens, cost, latency, carbon and outcome. Servers write them in batches, so the last second or so of traffic may not be there yet.',
@@ -68,6 +69,7 @@ const listUsage: CommandSpec = {
 const summarizeUsage: CommandSpec = {
   noun: 'usage',
   verb: 'summary',
+  readsOnly: true,
   summary: "What each auto router cost against always using its strongest model, and its measured quality",
   description:
     "For each auto router of the owner (or the one given): requests, cost, what the same tokens would have cost on the router's strongest model for each prompt (catalog prices), the difference saved, and the feedback scores its answers got. Records are written in batches, so the last second or so of traffic may not be there yet.",

@@ -19,6 +19,26 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
+/** The owner the first start creates (src/bootstrap.ts), whose password the server prints once. */
+export const BOOTSTRAP_OWNER_EMAIL = 'admin@modelport.local';
+/** How long the one-time sign-in link printed by the first start works. */
+export const SIGN_IN_LINK_TTL_MS = 30 * 60_000;
+/**
+ * A sign-in link is kept in the sign-up verifications' table (hashed token, address, expiry) with this in place of a
+ * password hash: no password verifies against it, and sign-up's verify() refuses such a row outright.
+ */
+const SIGN_IN_LINK_MARK = 'sign-in-link';
+
+/**
+ * Stores a single-use sign-in link for `email`, valid SIGN_IN_LINK_TTL_MS, and returns its token (only its SHA-256
+ * is stored, as for sessions and sign-up links). The first start prints it so its owner reaches the dashboard in one click.
+ */
+export async function issueSignInLink(verifications: SignupVerificationsRepository, email: string, at: number): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await verifications.create({ tokenHash: hashToken(token), email, passwordHash: SIGN_IN_LINK_MARK, createdAt: at, expiresAt: at + SIGN_IN_LINK_TTL_MS });
+  return token;
+}
+
 /** Who may sign up, and how their link reaches them (docs/security.md, Accounts). */
 export interface SignUpSettings {
   /** Anyone may sign up (MODELPORT_SIGNUP=open); closed, accounts come from the operator (`modelport user create`). */
@@ -99,7 +119,7 @@ export function createAccounts(users: UsersRepository, throttle: LoginThrottle, 
       if (!settings.open) throw errors.signUpClosed();
       const tokenHash = hashToken(token);
       const pending = TOKEN_SHAPE.test(token) ? await verifications.find(tokenHash) : undefined;
-      if (pending === undefined || pending.expiresAt <= now()) throw errors.verificationInvalid();
+      if (pending === undefined || pending.expiresAt <= now() || pending.passwordHash === SIGN_IN_LINK_MARK) throw errors.verificationInvalid();
       await throttle.beforeSignIn(ip, pending.email);
       let valid: boolean;
       try {
@@ -121,6 +141,31 @@ export function createAccounts(users: UsersRepository, throttle: LoginThrottle, 
       } finally {
         await verifications.deleteForEmail(pending.email);
       }
+    },
+
+    /**
+     * A sign-in link (issueSignInLink) came back: its account, once; undefined when the link is unknown, used or
+     * expired, or its account is gone. Works whether or not sign-up is open.
+     */
+    async redeemSignInLink(token: string): Promise<AccountUser | undefined> {
+      if (!TOKEN_SHAPE.test(token)) return undefined;
+      const tokenHash = hashToken(token);
+      const link = await verifications.find(tokenHash);
+      if (link === undefined || link.passwordHash !== SIGN_IN_LINK_MARK) return undefined;
+      if (link.expiresAt <= now() || !(await verifications.consume(tokenHash))) {
+        await verifications.deleteExpired(now());
+        return undefined;
+      }
+      const user = await users.findByEmail(link.email);
+      return user === undefined ? undefined : { id: user.id, email: user.email };
+    },
+
+    /**
+     * Whether the server looks freshly installed: its only account is the owner the first start created, whose
+     * credentials (and a one-time sign-in link) were printed in the server's output. The sign-in page says so.
+     */
+    async firstStart(): Promise<boolean> {
+      return (await users.count()) === 1 && (await users.findByEmail(BOOTSTRAP_OWNER_EMAIL)) !== undefined;
     },
 
     async signIn(email: string, password: string, ip: string): Promise<AccountUser> {

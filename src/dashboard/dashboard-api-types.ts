@@ -67,6 +67,8 @@ export interface SignUpView {
 /** GET /auth/signup: whether this server takes sign-ups (MODELPORT_SIGNUP). */
 export interface SignUpStatusView {
   readonly open: boolean;
+  /** The only account is the owner the first start created: the sign-in page points at the credentials it printed. */
+  readonly firstStart: boolean;
 }
 
 export interface MemberView {
@@ -107,8 +109,13 @@ export interface CatalogModelView {
   readonly capabilities: { readonly tools?: boolean | undefined; readonly vision?: boolean | undefined; readonly json?: boolean | undefined; readonly streaming?: boolean | undefined };
   /** LMArena-style rating, e.g. 1270; absent for embedding models. */
   readonly quality?: number | undefined;
-  /** Whether the server (or the workspace) has credentials for its provider. */
+  /**
+   * Whether it can be called now: the server (or the workspace) has credentials for its provider and, for a local
+   * model server (Ollama, vLLM, LM Studio, llama.cpp), the server answered its last check.
+   */
   readonly available: boolean;
+  /** When not available: what would make it so (the variable to set, the key to add, the server to start). */
+  readonly unavailableReason?: string | undefined;
   readonly retired: boolean;
 }
 
@@ -128,6 +135,8 @@ export interface RouterSettingsView {
   readonly autoFit?: RouterFitView;
   /** `auto`: the share (0..1) of requests routed by exploration; absent: the default, 0.05. */
   readonly exploration?: number;
+  /** Request log bodies (docs/dashboard.md); absent: not kept. */
+  readonly requestLog?: { readonly bodies: boolean; readonly retentionDays?: number; readonly maxBodyBytes?: number };
 }
 
 export interface RouterView {
@@ -138,10 +147,21 @@ export interface RouterView {
   readonly models: readonly string[];
   readonly strategy: string;
   readonly settings: RouterSettingsView;
+  /** Requests / tokens per minute across every key of the router; null: no router limit. */
+  readonly rpmLimit: number | null;
+  readonly tpmLimit: number | null;
+  /** Spend cap of the router (every key together); null: none. */
+  readonly budget: BudgetView | null;
   /** Epoch ms. */
   readonly createdAt: number;
   /** Epoch ms. */
   readonly updatedAt: number;
+}
+
+/** A spend cap in USD over a UTC calendar day or month (`modelport ... --budget-usd --budget-period`). */
+export interface BudgetView {
+  readonly usd: number;
+  readonly period: 'day' | 'month';
 }
 
 // API keys
@@ -155,6 +175,12 @@ export interface KeyView {
   readonly prefix: string;
   readonly routerIds: readonly string[] | null;
   readonly rpmLimit: number | null;
+  /** Tokens per minute; null: the server default, if any. */
+  readonly tpmLimit: number | null;
+  /** Requests in flight at once; null: no cap. */
+  readonly maxConcurrency: number | null;
+  /** Spend cap of the key; null: none. */
+  readonly budget: BudgetView | null;
   readonly createdAt: number;
   readonly lastUsedAt: number | null;
   readonly expiresAt: number | null;

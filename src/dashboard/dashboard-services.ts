@@ -1,4 +1,5 @@
-import { createAdminService } from '../admin/admin-service.js';
+import { createAdminService, type AdminService } from '../admin/admin-service.js';
+import type { ProviderAdminOptions } from '../admin/provider-admin.js';
 import type { RouterLearningDependencies } from '../admin/router-learning.js';
 import { createRouterAdmin } from '../admin/router-admin.js';
 import { createPasswordHasher, type PasswordHasherOptions } from '../auth/passwords.js';
@@ -31,6 +32,8 @@ export interface DashboardServicesOptions {
   readonly quotas?: AccountQuotas;
   /** How feedback waits for a fresh request's usage record, and the auto predictor's weights (src/admin/router-learning.ts). */
   readonly learning?: Pick<RouterLearningDependencies, 'flushUsage' | 'usageSettleMs' | 'autoModel'>;
+  /** The secret and SSRF policy owners' provider keys need. Absent: the dashboard cannot store or test them. */
+  readonly providers?: ProviderAdminOptions;
 }
 
 const CLOSED_SIGN_UP: SignUpSettings = { open: false, publicUrl: '', mailer: { transport: 'log', send: () => undefined } };
@@ -47,11 +50,13 @@ export interface DashboardServices {
   readonly routerAdmin: ReturnType<typeof createRouterAdmin>;
   /** An `auto` router's calibration uploads, savings and thumbs. */
   readonly routerLearning: RouterLearningViews;
+  /** Owners' own provider keys and declared models, with the CLI's rules (src/admin/provider-admin.ts, custom-model-admin.ts). */
+  readonly ownerProviders: Pick<AdminService, 'listProviders' | 'addProvider' | 'testProvider' | 'removeProvider' | 'listModels' | 'addModel' | 'removeModel'>;
   readonly repositories: Repositories;
 }
 
 export function createDashboardServices(storage: Storage, repositories: Repositories, catalog: ModelCatalog, now: () => number, options: DashboardServicesOptions = {}): DashboardServices {
-  const admin = createAdminService(repositories, catalog, now);
+  const admin = createAdminService(repositories, catalog, now, options.providers);
   const organizations = createOrganizationsRepository(storage.db, now);
   const loginThrottle = createLoginThrottle(options.loginThrottle);
   const quotas = options.quotas ?? DEFAULT_ACCOUNT_QUOTAS;
@@ -88,6 +93,7 @@ export function createDashboardServices(storage: Storage, repositories: Reposito
         }),
     },
     routerLearning: createRouterLearningViews({ repositories, catalog, now, ...options.learning }),
+    ownerProviders: admin,
     repositories,
   };
 }

@@ -4,7 +4,8 @@ import { errors } from '../lib/errors.js';
 import type { ApiKeyRecord, ApiKeysRepository } from '../storage/api-keys-repository.js';
 import type { KeyRotationsRepository } from '../storage/key-rotations-repository.js';
 import type { RoutersRepository } from '../storage/routers-repository.js';
-import type { CreatedKeyView, KeyStatus, KeyView, RotatedKeyView } from './dashboard-api-types.js';
+import type { BudgetView, CreatedKeyView, KeyStatus, KeyView, RotatedKeyView } from './dashboard-api-types.js';
+import { budgetInput, budgetView, type BudgetBody } from './budget-input.js';
 import { DEFAULT_ACCOUNT_QUOTAS, createQuotaGate, type QuotaGate } from './quotas.js';
 import type { Workspace } from './workspaces.js';
 
@@ -18,11 +19,15 @@ export interface NewKeyInput {
   readonly name: string;
   readonly routerIds?: readonly string[] | null | undefined;
   readonly rpmLimit?: number | null | undefined;
+  readonly tpmLimit?: number | null | undefined;
+  readonly maxConcurrency?: number | null | undefined;
   readonly expiresAt?: number | null | undefined;
+  /** A spend cap, checked and set as `key create --budget-usd` does. */
+  readonly budget?: BudgetBody | null | undefined;
 }
 
 /** What the dashboard shows of a key, its status and its warnings at `at`. */
-export function viewKey(key: ApiKeyRecord, replacedBy: string | undefined, at: number): KeyView {
+export function viewKey(key: ApiKeyRecord, replacedBy: string | undefined, at: number, budget: BudgetView | null = null): KeyView {
   const state = keyState(key, at);
   const status: KeyStatus = state === 'active' && replacedBy !== undefined ? 'rotating' : state;
   const flags: ('old' | 'unused')[] = [];
@@ -36,6 +41,9 @@ export function viewKey(key: ApiKeyRecord, replacedBy: string | undefined, at: n
     prefix: key.displayPrefix,
     routerIds: key.routerIds ?? null,
     rpmLimit: key.rpmLimit ?? null,
+    tpmLimit: key.tpmLimit ?? null,
+    maxConcurrency: key.maxConcurrency ?? null,
+    budget,
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt ?? null,
     expiresAt: key.expiresAt ?? null,
@@ -58,6 +66,7 @@ export function createKeys(
   now: () => number,
   quota: { readonly keysPerWorkspace: number; readonly gate: QuotaGate } = { keysPerWorkspace: DEFAULT_ACCOUNT_QUOTAS.keysPerWorkspace, gate: createQuotaGate() },
 ) {
+  const budgetOf = async (keyId: string): Promise<BudgetView | null> => budgetView(await admin.findBudget('key', keyId));
   const find = async (workspace: Workspace, keyId: string): Promise<ApiKeyRecord> => {
     const key = (await apiKeys.listByOwner(workspace.id)).find((candidate) => candidate.id === keyId);
     if (key === undefined) throw errors.dashboardNotFound('key_not_found', 'No such API key in this workspace.');
@@ -75,16 +84,21 @@ export function createKeys(
       if (foreign !== undefined) throw errors.invalidRequest(`No router ${foreign.slice(0, 64)} in this workspace.`, 'routerIds');
     }
     try {
+      // Checked before the key exists, with the CLI's messages.
+      const budget = budgetInput(input.budget);
       const { key, value } = await admin.createKey({
         ownerEmail: workspace.ownerEmail,
         name,
         routerIds: input.routerIds ?? undefined,
         rpmLimit: input.rpmLimit ?? undefined,
+        tpmLimit: input.tpmLimit ?? undefined,
+        maxConcurrency: input.maxConcurrency ?? undefined,
         expiresInMs: input.expiresAt === undefined || input.expiresAt === null ? undefined : input.expiresAt - at,
       });
-      return { ...viewKey(key, undefined, now()), key: value };
+      const set = budget?.amountUsd == null ? undefined : await admin.setBudget(workspace.ownerEmail, 'key', key.id, budget);
+      return { ...viewKey(key, undefined, now(), budgetView(set)), key: value };
     } catch (error) {
-      if (error instanceof AdminInputError) throw errors.invalidRequest(error.message);
+      if (error instanceof AdminInputError) throw errors.invalidRequest(error.message, fieldOf(error.message));
       throw error;
     }
   };
@@ -106,7 +120,8 @@ export function createKeys(
     async list(workspace: Workspace): Promise<KeyView[]> {
       const [keys, replacements] = await Promise.all([apiKeys.listByOwner(workspace.id), rotations.replacements(workspace.id)]);
       const at = now();
-      return keys.map((key) => viewKey(key, replacements.get(key.id), at)).reverse();
+      const budgets = await Promise.all(keys.map((key) => budgetOf(key.id)));
+      return keys.map((key, index) => viewKey(key, replacements.get(key.id), at, budgets[index] ?? null)).reverse();
     },
 
     create,
@@ -116,7 +131,7 @@ export function createKeys(
       if (keyState(key, now()) === 'revoked') throw errors.dashboardConflict('key_revoked', 'This key is already revoked.');
       await apiKeys.revoke(workspace.id, keyId);
       const replacements = await rotations.replacements(workspace.id);
-      return viewKey(await find(workspace, keyId), replacements.get(keyId), now());
+      return viewKey(await find(workspace, keyId), replacements.get(keyId), now(), await budgetOf(keyId));
     },
 
     /** A new key with the same settings; the old one ends after the grace period. */
@@ -136,6 +151,9 @@ export function createKeys(
         name: old.name,
         routerIds: routerIds === undefined || routerIds.length === 0 ? old.routerIds : routerIds,
         rpmLimit: old.rpmLimit,
+        tpmLimit: old.tpmLimit,
+        maxConcurrency: old.maxConcurrency,
+        budget: await budgetOf(old.id),
         expiresAt: lifetime === undefined ? undefined : at + lifetime,
       });
       const oldEnds = Math.min(at + graceMinutes * 60_000, old.expiresAt ?? Number.POSITIVE_INFINITY);
@@ -143,6 +161,14 @@ export function createKeys(
       return { ...created, replaces: old.id };
     },
   };
+}
+
+/** The field a CLI flag's message is about ("--tpm must be …" → tpmLimit), so the dialog shows it there. */
+function fieldOf(message: string): string | null {
+  const flag = /^--([\w-]+)/.exec(message)?.[1];
+  const fields: Record<string, string> = { rpm: 'rpmLimit', tpm: 'tpmLimit', 'max-concurrency': 'maxConcurrency', 'budget-period': 'budget.period' };
+  if (flag !== undefined) return fields[flag] ?? null;
+  return /^A budget /.test(message) ? 'budget.usd' : null;
 }
 
 export type Keys = ReturnType<typeof createKeys>;

@@ -3,7 +3,7 @@ import { errors } from '../lib/errors.js';
 import { roundUsd } from '../lib/money.js';
 import type { ApiKeysRepository } from '../storage/api-keys-repository.js';
 import type { UsageRecordRow } from '../storage/schema.js';
-import type { UsageAnalyticsRepository, UsagePoint } from '../storage/usage-analytics-repository.js';
+import type { RequestPageQuery, UsageAnalyticsRepository, UsagePoint } from '../storage/usage-analytics-repository.js';
 import type { ModelKindView, RequestsPageView, TrafficReportView, UsageReportView, UsageRequestView } from './dashboard-api-types.js';
 
 /** The kind of the model a usage record names (`provider:model`; null when no model answered). */
@@ -154,17 +154,25 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
 
     async requests(
       ownerId: string,
-      query: { limit: number; before?: string | undefined; routerId?: string | undefined; keyId?: string | undefined },
+      query: Omit<RequestPageQuery, 'ownerId' | 'before'> & { before?: string | undefined },
       kindOf: ModelKindOf = allChat,
     ): Promise<RequestsPageView> {
       const before = query.before === undefined ? undefined : parseCursor(query.before);
-      const rows = await analytics.page({ ownerId, limit: query.limit, before, routerId: query.routerId, keyId: query.keyId });
+      const rows = await analytics.page({ ...query, ownerId, before });
       const { routers, keys } = await names(ownerId);
       const last = rows.length === query.limit ? rows[rows.length - 1] : undefined;
       return {
         requests: rows.map((row) => requestView(row, routers, keys, kindOf)),
         nextBefore: last === undefined ? null : `${last.created_at}:${last.id}`,
       };
+    },
+
+    /** One request's usage row, as the request log lists it; undefined when the owner has none by this id. */
+    async request(ownerId: string, id: string, kindOf: ModelKindOf = allChat): Promise<UsageRequestView | undefined> {
+      const row = await analytics.find(ownerId, id);
+      if (row === undefined) return undefined;
+      const { routers, keys } = await names(ownerId);
+      return requestView(row, routers, keys, kindOf);
     },
   };
 }

@@ -8,6 +8,7 @@ import type { BudgetGuard } from '../limits/budget-guard.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { ChatModel } from '../providers/contract.js';
 import type { OwnerProviders } from '../providers/credentials/owner-providers.js';
+import type { LocalServerProbe } from '../providers/credentials/local-server-probe.js';
 import type { ModelCatalog } from '../catalog/catalog.js';
 import type { OwnerCatalogs } from '../catalog/owner-catalog.js';
 import type { RouterDirectory } from '../routing/router-directory.js';
@@ -47,6 +48,11 @@ export interface AppDependencies extends PipelineDependencies {
    * @default every model is the server's
    */
   readonly isServerModel?: (model: ChatModel) => boolean;
+  /**
+   * Which providers the environment configured and whether its local model servers answer, for the dashboard's
+   * catalog. Absent: a configured provider counts as available.
+   */
+  readonly localServers?: LocalServerProbe;
   /** Spend caps per key and router: checked before the call, charged after. Absent: no budgets. */
   readonly budgets?: BudgetGuard;
   /** Prometheus metrics (`GET /metrics`). Absent: nothing measured, no endpoint. */

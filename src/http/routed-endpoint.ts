@@ -2,9 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ClientAbort } from '../lib/client-abort.js';
 import { errors } from '../lib/errors.js';
 import { settleCall } from '../pipeline/call-settlement.js';
+import type { CallState } from '../pipeline/call-state.js';
 import { completeCall, prepareCall, runCall, type PreparedCall } from '../pipeline/routed-call.js';
 import { finishCallStream, openCallStream } from '../pipeline/routed-stream.js';
 import type { RouterMeta } from '../pipeline/router-meta.js';
+import { REQUEST_LOG_DEFAULTS } from '../storage/router-settings.js';
 import { runAgentCall } from './agent-run.js';
 import type { AppDependencies } from './dependencies.js';
 import { openEventStream, relayPartsThen } from './event-stream.js';
@@ -46,7 +48,9 @@ export function routedHandler<Body, Decoded extends DecodedRequest>(adapter: Sur
     return runCall(call, prepared, deps, async () => {
       if (decoded.stream) return streamRoutedCall(request, reply, prepared, deps, adapter, ids, decoded);
       const { result, model, usage, meta } = await completeCall(call, prepared, deps);
-      return adapter.encode({ ids, model: model.id, message: result.message, finishReason: result.finishReason, usage, systemFingerprint: result.systemFingerprint, meta }, decoded);
+      const answer = adapter.encode({ ids, model: model.id, message: result.message, finishReason: result.finishReason, usage, systemFingerprint: result.systemFingerprint, meta }, decoded);
+      keepBodies(call, prepared, request.body, answer);
+      return answer;
     });
   };
 }
@@ -84,7 +88,10 @@ async function streamRoutedCall<Body, Decoded extends DecodedRequest>(
   const encoder = adapter.streamEncoder<RouterMeta>(ids, started.model, decoded);
   const stream = openEventStream(request, reply, started.model.id);
   await stream.write(encoder.start());
-  relayPartsThen(started.parts, (part) => encoder.part(part), stream, "The model's stream", false, (relayed) => {
+  const logBodies = prepared.router.settings.requestLog?.bodies === true;
+  relayPartsThen(started.parts, (part) => encoder.part(part), stream, "The model's stream", logBodies, (relayed) => {
+    // A stream's answer is logged as the text it carried.
+    keepBodies(call, prepared, request.body, relayed.generated);
     finishCallStream(call, prepared, started, relayed, deps)
       // A stream that broke after bytes were sent ends with an error event, never silently.
       .then((end) => (relayed.failure === undefined ? encoder.end(end) : encoder.fail(relayed.failure, end.meta)))
@@ -99,4 +106,16 @@ async function streamRoutedCall<Body, Decoded extends DecodedRequest>(
         },
       );
   });
+}
+
+/** The request as received and the answer sent, kept for the request log when the router logs bodies (redacted at write). */
+function keepBodies(call: CallState, prepared: PreparedCall, requestBody: unknown, response: unknown): void {
+  const log = prepared.router.settings.requestLog;
+  if (log?.bodies !== true) return;
+  call.bodies = {
+    request: requestBody,
+    response,
+    maxBytes: log.maxBodyBytes ?? REQUEST_LOG_DEFAULTS.maxBodyBytes,
+    retentionDays: log.retentionDays ?? REQUEST_LOG_DEFAULTS.retentionDays,
+  };
 }

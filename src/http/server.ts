@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactApiKeys } from '../auth/api-key-format.js';
-import { errors, type GatewayError } from '../lib/errors.js';
+import { errors, GatewayError } from '../lib/errors.js';
 import { createTimeOrderedIdSource } from '../lib/random-id.js';
 import type { RequestActivity } from '../lib/request-activity.js';
 import type { AppDependencies } from './dependencies.js';
@@ -129,6 +129,7 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
   app.get('/healthz', async () => ({ status: 'ok' }));
   if (deps.metrics !== undefined) registerMetricsRoute(app, { metrics: deps.metrics, token: deps.settings.metricsToken, public: deps.settings.metricsPublic ?? false });
   await app.register(routerApi, deps);
+  registerBaseUrlHints(app);
   if (deps.dashboard !== undefined) {
     await app.register(dashboardApi, { deps, services: deps.dashboard.services });
     await app.register(staticSite, { root: deps.dashboard.webRoot ?? DEFAULT_WEB_ROOT });
@@ -143,6 +144,27 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     done();
   });
   return app;
+}
+
+/** Client API paths as clients call them when their base URL lacks /api/router (OpenAI's and Anthropic's own layouts). */
+const MISPLACED_CLIENT_PATHS = ['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1/embeddings', '/v1/models', '/chat/completions', '/responses', '/embeddings', '/models'];
+
+/**
+ * A client whose base URL is the server's root gets a 404 that names the right one, in the error shape its SDK
+ * shows, rather than a bare "unknown endpoint".
+ */
+function registerBaseUrlHints(app: FastifyInstance): void {
+  for (const path of MISPLACED_CLIENT_PATHS) {
+    app.all(path, async (request, reply) => {
+      const origin = `${request.protocol}://${request.host}`;
+      const where =
+        path === '/v1/messages'
+          ? `Anthropic's Messages API is at ${origin}/api/router/v1/messages: set the client's base URL to ${origin}/api/router.`
+          : `The OpenAI-compatible API is under ${origin}/api/router/v1 (or ${origin}/api/router): set the client's base URL to it, e.g. ${request.method} ${origin}/api/router${path.startsWith('/v1/') ? path : `/v1${path}`}.`;
+      const error = new GatewayError(404, 'not_found_error', 'endpoint_not_found', `Unknown endpoint: ${request.method} ${path}. ${where}`);
+      return reply.status(404).send(error.toBody());
+    });
+  }
 }
 
 /** Node's HTTP parser refused the request; answer in our error shape (never echoing the raw bytes, which hold the key). */

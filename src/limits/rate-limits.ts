@@ -84,7 +84,7 @@ export function createRateLimits(store: WindowStore, settings: RateLimitSettings
     const first = refused[0];
     const retry = Number.isFinite(retryMs) ? Math.max(1, Math.ceil(retryMs / 1000)) : undefined;
     const message = `${first === undefined ? 'Rate limit reached.' : what(first)}${retry === undefined ? '' : ` Retry after ${retry} s.`}`;
-    throw errors.rateLimited(message, { ...headers, ...(retry === undefined ? {} : { 'retry-after': String(retry) }) });
+    throw errors.rateLimited(message, retry === undefined ? headers : { ...headers, ...resetAtRetry(headers, refused, retry), 'retry-after': String(retry) });
   };
 
   /** A store operation whose failure is only reported; a promise only when the store answered with one. */
@@ -185,6 +185,21 @@ function headersFor(results: readonly WindowResult[], unit: 'requests' | 'tokens
   return unit === 'requests'
     ? { 'x-ratelimit-limit-requests': limit, 'x-ratelimit-remaining-requests': left, 'x-ratelimit-reset-requests': reset }
     : { 'x-ratelimit-limit-tokens': limit, 'x-ratelimit-remaining-tokens': left, 'x-ratelimit-reset-tokens': reset };
+}
+
+/**
+ * On a 429, the `x-ratelimit-reset-*` of each refused unit (requests, tokens) names the instant `retry-after` does: when
+ * the request would be admitted, not when the window empties entirely (which a client would otherwise wait for, or retry before).
+ */
+function resetAtRetry(headers: Record<string, string>, refused: readonly WindowResult[], retrySeconds: number): Record<string, string> {
+  const reset = formatResetDuration(retrySeconds * 1000);
+  const out: Record<string, string> = {};
+  for (const result of refused) {
+    if (result.subject.endsWith(':inflight')) continue;
+    const name = result.subject.endsWith(':tpm') ? 'x-ratelimit-reset-tokens' : 'x-ratelimit-reset-requests';
+    if (headers[name] !== undefined) out[name] = reset;
+  }
+  return out;
 }
 
 /** OpenAI's duration format for `x-ratelimit-reset-*`: "1s", "6m0s", "20ms". */

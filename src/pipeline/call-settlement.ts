@@ -3,6 +3,8 @@ import { chargeQuietly, type BudgetGuard } from '../limits/budget-guard.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
 import { toUsageRecord } from '../accounting/usage-row.js';
+import { createSecretRedactor, type SecretRedactor } from '../lib/redact-secrets.js';
+import type { NewRequestLog, NewUsageRecord } from '../storage/schema.js';
 import { requestUsage, type CallState } from './call-state.js';
 
 /**
@@ -19,7 +21,11 @@ export interface SettlementDependencies {
   readonly usage: Pick<UsageRecorder, 'record'>;
   /** Spend caps per key and router. Absent: nothing is charged. */
   readonly budgets?: BudgetGuard | undefined;
+  /** Removes secrets from logged bodies (the server's provider keys besides key patterns). @default key patterns only */
+  readonly redactSecrets?: SecretRedactor | undefined;
 }
+
+const patternsOnly = createSecretRedactor();
 
 /** Where a failed charge is reported (a pino logger fits); the request still completes. */
 export interface CallLog {
@@ -35,9 +41,25 @@ export function settleCall(call: CallState, status: number, errorCode: string | 
   if (call.settled) return;
   call.settled = true;
   if (call.key === undefined) return;
-  const record = toUsageRecord(requestUsage(call, status, errorCode, Date.now()));
+  let record: NewUsageRecord = toUsageRecord(requestUsage(call, status, errorCode, Date.now()));
   // An answered auto request keeps its prompt's features for feedback; they ride with the record, written in its batch.
-  deps.usage.record(call.routingSample === undefined || status >= 400 ? record : { ...record, routing_sample: call.routingSample });
+  if (call.routingSample !== undefined && status < 400) record = { ...record, routing_sample: call.routingSample };
+  // So does the request log's detail: serialised (and its bodies redacted) when the batch is written.
+  if (call.detail !== undefined) record = { ...record, request_log: requestLog(call, deps.redactSecrets ?? patternsOnly) };
+  deps.usage.record(record);
+}
+
+function requestLog(call: CallState, redact: SecretRedactor): NewRequestLog {
+  const detail = call.detail as NonNullable<CallState['detail']>;
+  const bodies = call.bodies;
+  return {
+    router_id: detail.routerId,
+    routing: detail.routing,
+    attempts: detail.attempts,
+    carbon: detail.carbon,
+    prices: detail.prices,
+    bodies: bodies === undefined ? undefined : { ...bodies, redact },
+  };
 }
 
 /**

@@ -3,6 +3,23 @@ import type { RateTicket } from '../limits/rate-limits.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { NewRoutingSample } from '../storage/schema.js';
 
+/** What the request log keeps of a routed call's `_meta` (docs/dashboard.md); carbon and prices are null when no model answered. */
+export interface CallDetail {
+  readonly routerId: string;
+  readonly routing: unknown;
+  readonly attempts: readonly unknown[];
+  readonly carbon: unknown;
+  readonly prices: unknown;
+}
+
+/** A call's bodies, when its router logs them: the request as received and the answer sent (a stream's text). */
+export interface CallBodies {
+  readonly request: unknown;
+  readonly response: unknown;
+  readonly maxBytes: number;
+  readonly retentionDays: number;
+}
+
 /**
  * What one routed call learns between its admission and its settle-up: who
  * called, which router and model, what it used and cost. The usage record is
@@ -37,6 +54,10 @@ export interface CallState {
   counterfactualCostUsd: number | null;
   /** `auto` routers: the prompt's features and the model that answered, written with the usage record. */
   routingSample: NewRoutingSample | undefined;
+  /** The call's `_meta` parts for the request log, set where `_meta` is built (or from the attempts of a call no model answered). */
+  detail: CallDetail | undefined;
+  /** Set only when the router logs bodies. */
+  bodies: CallBodies | undefined;
   /** Set by the settle-up: nothing is recorded or released twice. */
   settled: boolean;
 }
@@ -63,6 +84,8 @@ export function createCallState(requestId: string, startedAt: number): CallState
     rateTicket: undefined,
     counterfactualCostUsd: null,
     routingSample: undefined,
+    detail: undefined,
+    bodies: undefined,
     settled: false,
   };
 }

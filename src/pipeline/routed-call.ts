@@ -130,11 +130,20 @@ export async function prepareCall(call: CallState, input: CallInput, deps: Pipel
  * Runs a prepared call's work. A routing failure keeps its attempt count for the usage record; a client that left
  * gets no response, so nothing else would end its call: it is settled here with the error it ended on.
  */
-export async function runCall<T>(call: CallState, prepared: Pick<PreparedCall, 'signal'>, deps: SettlementDependencies, work: () => Promise<T>): Promise<T> {
+export async function runCall<T>(
+  call: CallState,
+  prepared: Pick<PreparedCall, 'signal' | 'routing'> & { readonly router: { readonly id: string } },
+  deps: SettlementDependencies,
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof RoutingFailure) call.attempts = error.attempts.length;
+    if (error instanceof RoutingFailure) {
+      call.attempts = error.attempts.length;
+      // No model answered: the request log still shows the plan and every attempt, none billed.
+      call.detail ??= { routerId: prepared.router.id, routing: prepared.routing, attempts: error.attempts.map((attempt) => ({ ...attempt, promptTokens: 0, completionTokens: 0, cost: 0, carbonGrams: 0 })), carbon: null, prices: null };
+    }
     if (prepared.signal.aborted && error instanceof GatewayError) settleCall(call, error.status, error.code, deps);
     throw error;
   }

@@ -78,7 +78,7 @@ export function routerMeta(
   firstAt: number | undefined,
   broken?: BrokenStream,
 ): RouterMeta {
-  return {
+  const meta: RouterMeta = {
     modelUsed: model.id,
     cost: account.costUsd,
     latencyMs: roundTo(performance.now() - call.startedAt, 2),
@@ -96,6 +96,9 @@ export function routerMeta(
     attempts: attemptsForMeta(attempts, account, broken),
     routing: prepared.auto === undefined ? prepared.routing : autoRoutingMeta(prepared.routing, prepared.auto, call.counterfactualCostUsd),
   };
+  // `_meta` is built once per call: the request log keeps what it says (written with the usage record).
+  call.detail = { routerId: meta.routerId, routing: meta.routing, attempts: meta.attempts, carbon: meta.carbon, prices: meta.prices };
+  return meta;
 }
 
 function autoRoutingMeta(routing: RoutingMeta, auto: AutoRoute, counterfactual: number | null): RouterRoutingMeta {

@@ -17,6 +17,7 @@ import { responsesMigration } from './migrations/0009-responses.js';
 import { signupVerificationsMigration } from './migrations/0011-signup-verifications.js';
 import { routingLabelsMigration } from './migrations/0012-routing-labels.js';
 import { usageEnergyMigration } from './migrations/0013-usage-energy.js';
+import { requestLogMigration } from './migrations/0014-request-log.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -152,6 +153,7 @@ const migrations: Record<string, Migration> = {
   '0011-signup-verifications': signupVerificationsMigration,
   '0012-routing-labels': routingLabelsMigration,
   '0013-usage-energy': usageEnergyMigration,
+  '0014-request-log': requestLogMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

@@ -6,6 +6,7 @@ import { createChangesRepository } from './changes-repository.js';
 import { createCustomModelsRepository } from './custom-models-repository.js';
 import type { Storage } from './database.js';
 import { createProviderCredentialsRepository } from './provider-credentials-repository.js';
+import { createRequestLogRepository } from './request-log-repository.js';
 import { createResponsesRepository } from './responses-repository.js';
 import { createRoutersRepository } from './routers-repository.js';
 import { createRoutingLabelsRepository } from './routing-labels-repository.js';
@@ -26,6 +27,7 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     budgets: createBudgetsRepository(storage.db, now),
     responses: createResponsesRepository(storage.db),
     routingLabels: createRoutingLabelsRepository(storage.db, now),
+    requestLogs: createRequestLogRepository(storage.db),
   };
 }
 

@@ -24,7 +24,20 @@ export interface RouterSettings {
   readonly autoFit?: RouterFit;
   /** `auto`: the share (0..1) of requests routed by Thompson sampling, so models with few labels get some. @default 0.05 */
   readonly exploration?: number;
+  /** The request log's bodies (docs/dashboard.md). @default not kept */
+  readonly requestLog?: RequestLogSettings;
 }
+
+/** Whether a router's request and response bodies are kept in the request log, how long and how much of each. */
+export interface RequestLogSettings {
+  readonly bodies: boolean;
+  /** 1 to 90. @default 7 */
+  readonly retentionDays?: number;
+  /** Each body's cap, UTF-8 bytes, at most 1 MiB. @default 65536 */
+  readonly maxBodyBytes?: number;
+}
+
+export const REQUEST_LOG_DEFAULTS = { retentionDays: 7, maxBodyBytes: 65_536, maxBodyBytesLimit: 1_048_576, retentionDaysLimit: 90 } as const;
 
 /** A router's own fit over the auto predictor's prompt vector (src/routing/auto/router-fit.ts). */
 export interface RouterFit {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { createId } from '../lib/random-id.js';
 import { bumpChangeCounter } from './changes-repository.js';
+import { deleteRouterBodies } from './request-log-repository.js';
 import type { FittedModel, RouterFit, RouterSettings } from './router-settings.js';
 import type { Database, RouterRow } from './schema.js';
 
@@ -122,6 +123,8 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
           .$if(options.ifUpdatedAt !== undefined, (query) => query.where('updated_at', '=', options.ifUpdatedAt ?? 0))
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) === 0) return undefined;
+        // Body logging turned off (or never on): the bodies kept so far go with it.
+        if (changes.settings !== undefined && changes.settings.requestLog?.bodies !== true) await deleteRouterBodies(trx, id);
         await bumpChangeCounter(trx);
         const row = await trx.selectFrom('routers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
         return toRecord(row);
@@ -136,6 +139,8 @@ export function createRoutersRepository(db: Kysely<Database>, now: () => number)
           .where('owner_id', '=', ownerId)
           .where('deleted_at', 'is', null)
           .executeTakeFirst();
+        // A deleted router's logged bodies are deleted with it; the rest of its request log stays with its usage.
+        if (Number(result.numUpdatedRows) > 0) await deleteRouterBodies(trx, id);
         await bumpChangeCounter(trx);
         return Number(result.numUpdatedRows) > 0;
       });
@@ -166,12 +171,25 @@ function readSettings(text: string | null): RouterSettings {
   const autoAbilities = readAbilities(parsed.autoAbilities);
   const autoFit = readFit(parsed.autoFit);
   const exploration = typeof parsed.exploration === 'number' && parsed.exploration >= 0 && parsed.exploration <= 1 ? parsed.exploration : undefined;
+  const requestLog = readRequestLog(parsed.requestLog);
   return {
     ...(pickedWeights !== undefined ? { weights: pickedWeights } : {}),
     ...top,
     ...(autoAbilities !== undefined ? { autoAbilities } : {}),
     ...(autoFit !== undefined ? { autoFit } : {}),
     ...(exploration !== undefined ? { exploration } : {}),
+    ...(requestLog !== undefined ? { requestLog } : {}),
+  };
+}
+
+/** Body logging as stored: on only when `bodies` is true; sizes kept when in range. */
+function readRequestLog(value: unknown): RouterSettings['requestLog'] {
+  if (!isRecord(value) || typeof value.bodies !== 'boolean') return undefined;
+  const { retentionDays, maxBodyBytes } = value;
+  return {
+    bodies: value.bodies,
+    ...(typeof retentionDays === 'number' && Number.isInteger(retentionDays) && retentionDays >= 1 && retentionDays <= 90 ? { retentionDays } : {}),
+    ...(typeof maxBodyBytes === 'number' && Number.isInteger(maxBodyBytes) && maxBodyBytes >= 1 && maxBodyBytes <= 1_048_576 ? { maxBodyBytes } : {}),
   };
 }
 

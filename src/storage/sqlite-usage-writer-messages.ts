@@ -2,10 +2,11 @@
 
 /**
  * Rows as usage-repository's usageRowValues (one flat list of primitives: cheap to clone) with the routing samples
- * that came with them (routingSampleValues, often empty), or keys' last-used times.
+ * that came with them (routingSampleValues, often empty) and their request logs (requestLogValues, often empty), or
+ * keys' last-used times.
  */
 export type UsageWriteRequest =
-  | { readonly id: number; readonly values: readonly unknown[]; readonly samples: readonly unknown[] }
+  | { readonly id: number; readonly values: readonly unknown[]; readonly samples: readonly unknown[]; readonly logs: readonly unknown[] }
   | { readonly id: number; readonly lastUsed: readonly (readonly [string, number])[] }
   | { readonly id: number; readonly close: true };
 

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ApiKeysRepository } from './api-keys-repository.js';
 import type { UsageWriteReply, UsageWriteRequest } from './sqlite-usage-writer-messages.js';
+import { requestLogValues } from './request-log-repository.js';
 import { routingSampleValues, usageRowValues, type UsageRepository } from './usage-repository.js';
 import type { UsageWriter } from './usage-writer.js';
 
@@ -83,7 +84,7 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
   };
 
   const runInline = async (request: UsageWriteRequest): Promise<void> => {
-    if ('values' in request) await options.fallback.usage.insertBatch(request.values, request.samples);
+    if ('values' in request) await options.fallback.usage.insertBatch(request.values, request.samples, request.logs);
     else if ('lastUsed' in request) await options.fallback.apiKeys.touchLastUsed(new Map(request.lastUsed));
   };
 
@@ -103,7 +104,7 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
     get worker() {
       return worker;
     },
-    insertMany: (records) => run({ id: (nextId += 1), values: usageRowValues(records), samples: routingSampleValues(records) }),
+    insertMany: (records) => run({ id: (nextId += 1), values: usageRowValues(records), samples: routingSampleValues(records), logs: requestLogValues(records) }),
     touchLastUsed: (lastUsed) => run({ id: (nextId += 1), lastUsed: [...lastUsed] }),
     async close() {
       closing = true;

@@ -17,7 +17,7 @@ const apiKeys = createApiKeysRepository(storage.db, Date.now);
 
 async function handle(request: UsageWriteRequest): Promise<UsageWriteReply> {
   try {
-    if ('values' in request) await usage.insertBatch(request.values, request.samples);
+    if ('values' in request) await usage.insertBatch(request.values, request.samples, request.logs);
     else if ('lastUsed' in request) await apiKeys.touchLastUsed(new Map(request.lastUsed));
     else {
       await storage.close();

@@ -14,6 +14,12 @@ export interface RequestPageQuery {
   readonly before?: { readonly time: number; readonly id: string } | undefined;
   readonly routerId?: string | undefined;
   readonly keyId?: string | undefined;
+  readonly model?: string | undefined;
+  /** `ok`: below 400; `error`: 400 and above; a number: that status. */
+  readonly status?: 'ok' | 'error' | number | undefined;
+  /** Records created in [from, to). */
+  readonly from?: number | undefined;
+  readonly to?: number | undefined;
 }
 
 /** Reads of one owner's usage records for the dashboard, the same on SQLite and Postgres. */
@@ -34,11 +40,21 @@ export function createUsageAnalyticsRepository(db: Kysely<Database>) {
       let select = db.selectFrom('usage_records').selectAll().where('owner_id', '=', query.ownerId);
       if (query.routerId !== undefined) select = select.where('router_id', '=', query.routerId);
       if (query.keyId !== undefined) select = select.where('key_id', '=', query.keyId);
+      if (query.model !== undefined) select = select.where('model', '=', query.model);
+      if (query.status === 'ok') select = select.where('status', '<', 400);
+      else if (query.status === 'error') select = select.where('status', '>=', 400);
+      else if (query.status !== undefined) select = select.where('status', '=', query.status);
+      if (query.from !== undefined) select = select.where('created_at', '>=', query.from);
+      if (query.to !== undefined) select = select.where('created_at', '<', query.to);
       const before = query.before;
       if (before !== undefined) {
         select = select.where((eb) => eb.or([eb('created_at', '<', before.time), eb.and([eb('created_at', '=', before.time), eb('id', '<', before.id)])]));
       }
       return select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
+    },
+    /** One of the owner's records, by request id. */
+    find(ownerId: string, id: string): Promise<UsageRecordRow | undefined> {
+      return db.selectFrom('usage_records').selectAll().where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst();
     },
     /** Names of every router the owner ever had, deleted ones included (old records name them). */
     async routerNames(ownerId: string): Promise<Map<string, string>> {

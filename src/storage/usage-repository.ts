@@ -1,4 +1,5 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { insertRequestLogValues, requestLogValues } from './request-log-repository.js';
 import type { Database, NewUsageRecord, RoutingSampleRow, UsageRecordRow } from './schema.js';
 
 export interface UsageQuery {
@@ -104,19 +105,20 @@ export function createUsageRepository(db: Kysely<Database>) {
     await executor.insertInto('routing_samples').values(rows).onConflict((conflict) => conflict.column('request_id').doNothing()).execute();
   };
   /**
-   * A batch of records and the routing samples that came with them. With samples, both INSERTs are one transaction:
-   * a sample is never written without its record, and on SQLite one commit covers both.
+   * A batch of records with the routing samples and request logs that came with them. With either, the INSERTs are
+   * one transaction: neither is written without its record, and on SQLite one commit covers them all.
    */
-  const insertBatch = async (values: readonly unknown[], samples: readonly unknown[] = []): Promise<void> => {
-    if (samples.length === 0) return insertValues(values);
+  const insertBatch = async (values: readonly unknown[], samples: readonly unknown[] = [], logs: readonly unknown[] = []): Promise<void> => {
+    if (samples.length === 0 && logs.length === 0) return insertValues(values);
     await db.transaction().execute(async (trx) => {
       await insertValuesOn(trx, values);
-      await insertSampleValues(trx, samples);
+      if (samples.length > 0) await insertSampleValues(trx, samples);
+      if (logs.length > 0) await insertRequestLogValues(trx, logs);
     });
   };
   return {
-    /** Inserts a batch (and its routing samples); a record already written (same request id) is skipped, never counted twice. */
-    insertMany: (records: readonly NewUsageRecord[]): Promise<void> => insertBatch(usageRowValues(records), routingSampleValues(records)),
+    /** Inserts a batch (its routing samples and request logs too); a record already written (same request id) is skipped, never counted twice. */
+    insertMany: (records: readonly NewUsageRecord[]): Promise<void> => insertBatch(usageRowValues(records), routingSampleValues(records), requestLogValues(records)),
     insertValues,
     insertBatch,
     list(query: UsageQuery = {}): Promise<UsageRecordRow[]> {

@@ -56,15 +56,22 @@ describe('dashboard agents in headless Chromium: form with a field error, run, e
     await page.waitForURL('**/agents/new');
     await page.getByLabel(/^Name/).fill('research');
     await page.getByLabel(/^Description/).fill('Facts, then a short summary');
-    const first = page.getByRole('group', { name: /^Step 1/ });
-    await first.getByLabel(/^Step name/).fill('facts');
-    await chooseRouter(first);
-    await first.getByLabel(/^Prompt/).fill('List three facts about {{input}}');
+    // The form starts with the answer step; "Add step" puts the new step before it, where the answer can read it.
+    const answerStep = page.getByRole('group', { name: /^Step 1/ });
+    await answerStep.getByLabel(/^Step name/).fill('summary');
+    await chooseRouter(answerStep);
+    await answerStep.getByLabel(/^Prompt/).fill('Summarise: {{steps.fcts.output}}');
     await page.getByRole('button', { name: 'Add step' }).click();
-    const second = page.getByRole('group', { name: /^Step 2/ });
-    await second.getByLabel(/^Step name/).fill('summary');
-    await chooseRouter(second);
-    await second.getByLabel(/^Prompt/).fill('Summarise: {{steps.fcts.output}}');
+    const second = page.getByRole('group', { name: /^Step 2: summary/ });
+    await second.waitFor();
+    await page.getByRole('group', { name: /^Step 1$/ }).getByLabel(/^Step name/).fill('facts');
+    const first = page.getByRole('group', { name: /^Step 1: facts/ });
+    await chooseRouter(first);
+    // A step that reads the answer step is named, with the move that fixes it.
+    await first.getByLabel(/^Prompt/).fill('Check {{steps.summary.output}}');
+    await page.getByRole('status').filter({ hasText: 'Step "facts" reads the answer step' }).getByRole('button', { name: 'Move "facts" to the end' }).waitFor();
+    await first.getByLabel(/^Prompt/).fill('List three facts about {{input}}');
+    await page.getByText('reads the answer step').waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Create agent' }).click();
     // The server's 400 names steps[1].prompt: the message shows under that field, and nowhere else.
     const prompt = second.getByLabel(/^Prompt/);

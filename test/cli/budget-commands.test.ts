@@ -14,7 +14,7 @@ describe('modelport CLI: budgets on keys and routers, usage list by router', () 
   after(() => database.remove());
 
   it('sets budgets with key create, router create and router update, and refuses bad amounts and periods', async () => {
-    assertExit(await cli('user', 'create', '--email', OWNER, '--password', 'password123'), 0);
+    assertExit(await cli('user', 'create', '--email', OWNER, '--password', 'a long budget passphrase'), 0);
     const router = await cli('router', 'create', '--owner', OWNER, '--name', 'r', '--models', 'sim:small', '--strategy', 'cost_optimized', '--budget-usd', '200', '--json');
     assertExit(router, 0);
     const routerJson = parseJsonObject(router.stdout) as { router: { id: string; budget: unknown } };

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
+import { migrateToLatest, openStorage } from '../../src/storage/database.js';
 import { createTempDatabase, hasStackTrace, parseJsonObject, runModelport, runModelportInProcess, type CliRun } from './run-modelport.js';
 
 const OWNER = 'owner@example.com';
@@ -56,10 +57,14 @@ describe('modelport CLI on SQLite', () => {
     const duplicate = await cli('user', 'create', '--email', OWNER, '--password', PASSWORD);
     assertExit(duplicate, 1);
     assert.match(duplicate.stderr, /already exists/);
-    const short = await cli('user', 'create', '--email', 'new@example.com', '--password', 'short');
+    // The dashboard's rule: nine characters are refused, as is a common password of ten or more.
+    const short = await cli('user', 'create', '--email', 'new@example.com', '--password', 'ninechars');
     assertExit(short, 1);
-    assert.match(short.stderr, /at least 8 characters/);
+    assert.match(short.stderr, /at least 10 characters/);
     assert.ok(!hasStackTrace(short.stderr));
+    const common = await cli('user', 'create', '--email', 'new@example.com', '--password', 'password123');
+    assertExit(common, 1);
+    assert.match(common.stderr, /too easy to guess/);
   });
 
   it('router create prints only the router id', async () => {
@@ -222,6 +227,13 @@ describe('modelport CLI on SQLite', () => {
 
 describe('modelport CLI on an empty database', () => {
   const database = createTempDatabase();
+  // An existing database with no rows (the server's first migration made it): reads answer "none". A missing file
+  // is refused instead (database-location.test.ts).
+  before(async () => {
+    const storage = openStorage(database.url);
+    await migrateToLatest(storage);
+    await storage.close();
+  });
   after(() => database.remove());
 
   it('usage list --json returns an empty list', async () => {

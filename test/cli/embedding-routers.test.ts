@@ -37,7 +37,7 @@ describe('modelport embedding models and routers', () => {
     const run = await cli('router', 'create', '--owner', OWNER, '--name', 'vectors', '--models', 'openai:text-embedding-3-small,azure:text-embedding-3-small', '--strategy', 'latency_optimized');
     assertExit(run, 0);
     assert.match(run.stdout, /^rt_[0-9A-Za-z]{22}\n$/);
-    assert.match(run.stderr, /^Created embedding router "vectors" for owner@example\.com: latency_optimized over/);
+    assert.match(run.stderr, /^Created embedding router "vectors" for owner@example\.com: latency_optimized over/m);
     const id = run.stdout.trim();
     const chat = await cli('router', 'create', '--owner', OWNER, '--name', 'chat', '--models', 'sim:small', '--strategy', 'cost_optimized', '--json');
     assert.equal((parseJsonObject(chat.stdout).router as { kind: string }).kind, 'chat');

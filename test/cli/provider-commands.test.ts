@@ -113,6 +113,12 @@ describe('modelport provider and model commands on SQLite', () => {
     assert.equal(upstream?.headers.authorization, `Bearer ${OPENAI_KEY}`);
     assert.deepEqual(upstream?.body, { messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, model: 'gpt-4o-mini', stream: false });
 
+    // Without --model: the provider's cheapest chat model, never an embedding model (a chat ping cannot reach one).
+    const defaulted = await cli(['provider', 'test', '--owner', OWNER, '--provider', 'openai'], { env: ALLOW });
+    assertExit(defaulted, 0);
+    const pinged = /chat ping with openai:(\S+) answered/.exec(defaulted.stdout)?.[1] ?? assert.fail(defaulted.stdout);
+    assert.doesNotMatch(pinged, /embedding/);
+
     const list = await cli(['provider', 'test', '--owner', OWNER, '--provider', 'acme', '--json'], { env: ALLOW });
     assertExit(list, 0);
     const test = parseJsonObject(list.stdout).test as { ok: boolean; target: string; message: string; latencyMs: number };
@@ -135,7 +141,7 @@ describe('modelport provider and model commands on SQLite', () => {
     assert.match(rotated.stdout, /^Replaced preset provider openai/);
     const failed = await cli(['provider', 'test', '--owner', OWNER, '--provider', 'openai', '--model', 'gpt-4o-mini'], { env: ALLOW });
     assertExit(failed, 1);
-    assert.match(failed.stderr, /^error: chat ping with openai:gpt-4o-mini failed after \d+ ms: openai refused the gateway's credentials \(HTTP 401, invalid_api_key\)\n$/);
+    assert.match(failed.stderr.replace(/^database: .*\n/, ''), /^error: chat ping with openai:gpt-4o-mini failed after \d+ ms: openai refused the gateway's credentials \(HTTP 401, invalid_api_key\)\n$/);
     const json = await cli(['provider', 'test', '--owner', OWNER, '--provider', 'openai', '--model', 'gpt-4o-mini', '--json'], { env: ALLOW });
     assertExit(json, 1);
     assert.deepEqual((parseJsonObject(json.stdout).test as { ok: boolean; statusCode: number }).statusCode, 401);

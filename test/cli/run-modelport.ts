@@ -19,6 +19,8 @@ export interface RunOptions {
   readonly input?: string;
   /** Extra environment, e.g. other MODELPORT_* settings. */
   readonly env?: Readonly<Record<string, string>>;
+  /** The child's working directory. @default this process's */
+  readonly cwd?: string;
 }
 
 /**
@@ -31,7 +33,7 @@ export function runModelport(databaseUrl: string, args: readonly string[], optio
   const env: Record<string, string> = { DATABASE_URL: databaseUrl, ...options.env };
   if (process.env.PATH !== undefined) env.PATH = process.env.PATH;
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env, timeout: 30_000, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== 'number') {
         reject(error);
         return;

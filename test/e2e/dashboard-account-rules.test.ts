@@ -202,7 +202,7 @@ describe('dashboard sign-up closed (the default without a mail server)', () => {
 
   it('says so, refuses sign-ups with 403 signup_closed, and mails nothing; accounts the operator made sign in', async () => {
     const client = new DashboardClient(gateway.origin);
-    assert.deepEqual((await client.get('/api/dashboard/auth/signup')).body, { open: false });
+    assert.deepEqual((await client.get('/api/dashboard/auth/signup')).body, { open: false, firstStart: false });
     const refused = await client.requestSignUp('someone@example.com');
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.code, 'signup_closed');

@@ -4,9 +4,11 @@ import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
 import { AppLayout } from './layout/app-layout';
 import { AuthPage } from './pages/auth-page';
 import { KeysPage } from './pages/keys-page';
+import { CustomModelsPage } from './pages/custom-models-page';
 import { MembersPage } from './pages/members-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { PlaygroundPage } from './pages/playground-page';
+import { ProvidersPage } from './pages/providers-page';
 import { RouterDetailPage } from './pages/router-detail-page';
 import { RouterEditPage, RouterNewPage } from './pages/router-form-page';
 import { RoutersPage } from './pages/routers-page';
@@ -15,6 +17,7 @@ import { SessionProvider } from './session/session-context';
 
 // Charts (recharts) are the heaviest part of the app: only pages that plot load them.
 const UsagePage = lazy(() => import('./pages/usage-page').then((module) => ({ default: module.UsagePage })));
+const RequestDetailPage = lazy(() => import('./pages/request-detail-page').then((module) => ({ default: module.RequestDetailPage })));
 const AgentsPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentsPage })));
 const AgentNewPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentNewPage })));
 const AgentDetailPage = lazy(() => import('./pages/agents-page').then((module) => ({ default: module.AgentDetailPage })));
@@ -48,10 +51,13 @@ export function App() {
             <Route path="/routers/:id" element={<RouterDetailPage />} />
             <Route path="/routers/:id/edit" element={<RouterEditPage />} />
             <Route path="/usage" element={lazyPage(<UsagePage />)} />
+            <Route path="/usage/requests/:id" element={lazyPage(<RequestDetailPage />)} />
             <Route path="/playground" element={<PlaygroundPage />} />
             <Route path="/settings" element={<Navigate to="/settings/keys" replace />} />
             <Route path="/settings/keys" element={<KeysPage />} />
             <Route path="/settings/members" element={<MembersPage />} />
+            <Route path="/settings/providers" element={<ProvidersPage />} />
+            <Route path="/settings/models" element={<CustomModelsPage />} />
             <Route path="/agents" element={lazyPage(<AgentsPage />)} />
             <Route path="/agents/new" element={lazyPage(<AgentNewPage />)} />
             <Route path="/agents/:name" element={lazyPage(<AgentDetailPage />)} />

@@ -10,7 +10,10 @@ type Credentials = Static<typeof credentialsSchema>;
 const verificationSchema = Type.Object({ token: Type.String({ maxLength: 100 }), password: Type.String() }, { additionalProperties: false });
 type Verification = Static<typeof verificationSchema>;
 
-/** Sign-up and its confirmation, sign-in, sign-out. */
+/** Where the first start's one-time sign-in link points (the token in `?token=`). */
+export const SIGN_IN_LINK_PATH = `${DASHBOARD_PREFIX}/auth/link`;
+
+/** Sign-up and its confirmation, sign-in with a password or a one-time link, sign-out. */
 export function registerAuthRoutes(app: FastifyInstance, { deps, services }: DashboardContext): void {
   // Anyone can call these: the IP's attempt is counted before the body is read (a throttled IP's body is never
   // buffered), and no more than a few KiB of a body is kept (413 past it).
@@ -43,7 +46,24 @@ export function registerAuthRoutes(app: FastifyInstance, { deps, services }: Das
     return reply.status(202).send({ verification: 'sent' } satisfies SignUpView);
   });
 
-  app.get(`${DASHBOARD_PREFIX}/auth/signup`, { config: { dashboardPublic: true } }, async (): Promise<SignUpStatusView> => ({ open: services.accounts.signUpOpen }));
+  app.get(`${DASHBOARD_PREFIX}/auth/signup`, { config: { dashboardPublic: true } }, async (): Promise<SignUpStatusView> => ({
+    open: services.accounts.signUpOpen,
+    firstStart: await services.accounts.firstStart(),
+  }));
+
+  // The one-time link the first start prints: a click signs its owner in and opens the dashboard. A used or expired
+  // link lands on the sign-in page, which says why. The token rides in the query string, which the request log omits.
+  app.get(
+    SIGN_IN_LINK_PATH,
+    { onRequest: preAuth.onRequest, config: { dashboardPublic: true } },
+    async (request, reply) => {
+      const { token } = request.query as { token?: unknown };
+      const user = typeof token === 'string' ? await services.accounts.redeemSignInLink(token) : undefined;
+      if (user === undefined) return reply.redirect('/signin?link=invalid', 303);
+      await startSession(request, reply, user);
+      return reply.redirect('/', 303);
+    },
+  );
 
   // The link mailed at sign-up, with the password chosen then: creates the account and signs it in.
   app.post(`${DASHBOARD_PREFIX}/auth/verify`, { ...preAuth, schema: { body: verificationSchema }, config: { dashboardPublic: true } }, async (request, reply) => {

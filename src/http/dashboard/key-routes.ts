@@ -4,18 +4,28 @@ import { MAX_GRACE_MINUTES } from '../../dashboard/keys.js';
 import { parseTime } from '../../dashboard/usage-report.js';
 import { DASHBOARD_PREFIX, withIsoTimes, workspaceOf, type DashboardContext } from './dashboard-context.js';
 
+/**
+ * Limits are any number here: the admin's rules (src/admin/admin-service.ts) refuse what is not a positive whole
+ * number, with the CLI's messages. The ceiling only keeps them within a database integer.
+ */
+const limit = Type.Optional(Type.Union([Type.Number({ maximum: 2_147_483_647 }), Type.Null()]));
+const budgetSchema = Type.Union([Type.Object({ usd: Type.Number(), period: Type.Optional(Type.String({ maxLength: 20 })) }, { additionalProperties: false }), Type.Null()]);
+
 const newKeySchema = Type.Object(
   {
     name: Type.String({ maxLength: 200 }),
     routerIds: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 128 }), { minItems: 1, maxItems: 100 }), Type.Null()])),
-    rpmLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()])),
+    rpmLimit: limit,
+    tpmLimit: limit,
+    maxConcurrency: limit,
+    budget: Type.Optional(budgetSchema),
     expiresAt: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
   },
   { additionalProperties: false },
 );
 const rotateSchema = Type.Object({ graceMinutes: Type.Integer({ minimum: 0, maximum: MAX_GRACE_MINUTES }) }, { additionalProperties: false });
 
-/** Settings → API Keys: list, generate (shown once), revoke, rotate. */
+/** Settings → API Keys: list, generate (shown once, with the CLI's limits and budget), revoke, rotate. */
 export function registerKeyRoutes(app: FastifyInstance, { services }: DashboardContext): void {
   const base = `${DASHBOARD_PREFIX}/workspaces/:ws/keys`;
 
@@ -31,6 +41,9 @@ export function registerKeyRoutes(app: FastifyInstance, { services }: DashboardC
       name: body.name,
       routerIds: body.routerIds,
       rpmLimit: body.rpmLimit,
+      tpmLimit: body.tpmLimit,
+      maxConcurrency: body.maxConcurrency,
+      budget: body.budget,
       expiresAt: body.expiresAt === undefined || body.expiresAt === null ? body.expiresAt : parseTime(body.expiresAt, 'expiresAt'),
     });
     return reply.status(201).send(withIsoTimes(created));

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AdminInputError } from '../../admin/admin-errors.js';
+import { createBudgetAdmin } from '../../admin/budget-admin.js';
+import { budgetInput, budgetView } from '../../dashboard/budget-input.js';
 import type { ModelCatalog } from '../../catalog/catalog.js';
 import { routerKind } from '../../catalog/router-kind.js';
 import type { RouterSettingsChange } from '../../admin/router-settings-input.js';
@@ -20,8 +22,22 @@ const TRAFFIC_RANGES = { '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR } as 
 const trafficQuery = Type.Object({ range: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h'), Type.Literal('7d')])) });
 
 const modelsSchema = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 });
+/** Any number: the router admin refuses what is not a positive whole number, with the CLI's message; null removes. */
+const limitSchema = Type.Optional(Type.Union([Type.Number({ maximum: 2_147_483_647 }), Type.Null()]));
+/** `{usd, period?}` as `--budget-usd --budget-period`; null removes it. */
+const budgetSchema = Type.Optional(
+  Type.Union([Type.Object({ usd: Type.Number(), period: Type.Optional(Type.String({ maxLength: 20 })) }, { additionalProperties: false }), Type.Null()]),
+);
 const newRouterSchema = Type.Object(
-  { name: Type.String({ maxLength: 200 }), models: modelsSchema, strategy: Type.String({ maxLength: 100 }), settings: Type.Optional(Type.Unknown()) },
+  {
+    name: Type.String({ maxLength: 200 }),
+    models: modelsSchema,
+    strategy: Type.String({ maxLength: 100 }),
+    settings: Type.Optional(Type.Unknown()),
+    rpmLimit: limitSchema,
+    tpmLimit: limitSchema,
+    budget: budgetSchema,
+  },
   { additionalProperties: false },
 );
 const routerChangeSchema = Type.Object(
@@ -30,18 +46,25 @@ const routerChangeSchema = Type.Object(
     models: Type.Optional(modelsSchema),
     strategy: Type.Optional(Type.String({ maxLength: 100 })),
     settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    rpmLimit: limitSchema,
+    tpmLimit: limitSchema,
+    budget: budgetSchema,
   },
   { additionalProperties: false },
 );
+
+/** The field a CLI flag in the admin's message names ("--rpm must be …"). */
+const FLAG_FIELDS: Readonly<Record<string, string>> = { rpm: 'rpmLimit', tpm: 'tpmLimit', 'budget-period': 'budget.period', 'budget-usd': 'budget.usd' };
 
 /** The router admin's rule that failed, as a 400 pointing at the field, so the form can show it there. */
 function adminError(error: unknown): unknown {
   if (!(error instanceof AdminInputError)) return error;
   const message = error.message;
   const settingPath = /^Invalid router setting ([\w.]+)/.exec(message)?.[1];
-  const guessed = settingPath !== undefined
+  const flagField = FLAG_FIELDS[/^--([\w-]+)/.exec(message)?.[1] ?? ''] ?? (/^A budget /.test(message) ? 'budget.usd' : undefined);
+  const guessed = flagField ?? (settingPath !== undefined
     ? settingPath === 'settings' ? 'settings' : `settings.${settingPath}`
-    : /model/i.test(message) ? 'models' : /strategy/i.test(message) ? 'strategy' : /name/i.test(message) ? 'name' : null;
+    : /model/i.test(message) ? 'models' : /strategy/i.test(message) ? 'strategy' : /name/i.test(message) ? 'name' : null);
   const param = error.field ?? guessed;
   return errors.invalidRequest(message, param);
 }
@@ -59,7 +82,7 @@ export async function findWorkspaceRouter(services: DashboardServices, workspace
   return router;
 }
 
-function routerView(router: RouterRecord, catalog: ModelCatalog): IsoTimes<RouterView> {
+function routerView(router: RouterRecord, catalog: ModelCatalog, budget: RouterView['budget']): IsoTimes<RouterView> {
   return withIsoTimes({
     id: router.id,
     name: router.name,
@@ -67,6 +90,9 @@ function routerView(router: RouterRecord, catalog: ModelCatalog): IsoTimes<Route
     models: router.models,
     strategy: router.strategy,
     settings: settingsView(router.settings),
+    rpmLimit: router.rpmLimit ?? null,
+    tpmLimit: router.tpmLimit ?? null,
+    budget,
     createdAt: router.createdAt,
     updatedAt: router.updatedAt,
   });
@@ -78,25 +104,38 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
   const findRouter = (workspace: Workspace, id: string): Promise<RouterRecord> => findWorkspaceRouter(services, workspace, id);
   const base = `${DASHBOARD_PREFIX}/workspaces/:ws/routers`;
   const catalogOf = async (workspace: Workspace): Promise<ModelCatalog> => deps.ownerCatalogs.forOwner(workspace.id);
+  // The CLI's budget rules; owners are found by workspace id, as the dashboard's router admin does.
+  const budgets = createBudgetAdmin(services.repositories, async (ownerId) => {
+    const owner = await services.repositories.users.findById(ownerId);
+    if (owner === undefined) throw new Error(`owner ${ownerId} not found`);
+    return owner;
+  });
+  const viewOf = async (router: RouterRecord, catalog: ModelCatalog): Promise<IsoTimes<RouterView>> =>
+    routerView(router, catalog, budgetView(await budgets.findBudget('router', router.id)));
 
   app.get(base, async (request) => {
     const workspace = await workspaceOf(request, services);
     const [list, catalog] = await Promise.all([routers.listByOwner(workspace.id), catalogOf(workspace)]);
-    return { routers: list.map((router) => routerView(router, catalog)) };
+    return { routers: await Promise.all(list.map((router) => viewOf(router, catalog))) };
   });
 
   app.post(base, { schema: { body: newRouterSchema } }, async (request, reply) => {
     const workspace = await workspaceOf(request, services, 'admin');
     const body = request.body as Static<typeof newRouterSchema>;
     try {
+      // Checked before the router exists, so a refused budget leaves nothing half made.
+      const budget = budgetInput(body.budget);
       const router = await services.routerAdmin.createRouter({
         ownerEmail: workspace.id,
         name: body.name,
         models: body.models,
         strategy: body.strategy,
         settings: (body.settings ?? {}) as RouterSettings,
+        rpmLimit: body.rpmLimit ?? undefined,
+        tpmLimit: body.tpmLimit ?? undefined,
       });
-      return await reply.status(201).send(routerView(router, await catalogOf(workspace)));
+      if (budget?.amountUsd != null) await budgets.setBudget(workspace.id, 'router', router.id, budget);
+      return await reply.status(201).send(await viewOf(router, await catalogOf(workspace)));
     } catch (error) {
       throw adminError(error);
     }
@@ -104,7 +143,7 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
 
   app.get(`${base}/:id`, async (request) => {
     const workspace = await workspaceOf(request, services);
-    return routerView(await findRouter(workspace, (request.params as { id: string }).id), await catalogOf(workspace));
+    return viewOf(await findRouter(workspace, (request.params as { id: string }).id), await catalogOf(workspace));
   });
 
   app.patch(`${base}/:id`, { schema: { body: routerChangeSchema } }, async (request) => {
@@ -112,17 +151,24 @@ export function registerRouterRoutes(app: FastifyInstance, { deps, services }: D
     const router = await findRouter(workspace, (request.params as { id: string }).id);
     const body = request.body as Static<typeof routerChangeSchema>;
     try {
-      return routerView(
-        await services.routerAdmin.updateRouter({
-          ownerEmail: workspace.id,
-          id: router.id,
-          name: body.name,
-          models: body.models,
-          strategy: body.strategy,
-          settings: body.settings as RouterSettingsChange | undefined,
-        }),
-        await catalogOf(workspace),
-      );
+      const budget = budgetInput(body.budget);
+      const { budget: _budget, ...changes } = body;
+      // A budget alone changes nothing else, as `router update --budget-usd` alone does.
+      const updated =
+        budget !== undefined && Object.values(changes).every((value) => value === undefined)
+          ? router
+          : await services.routerAdmin.updateRouter({
+              ownerEmail: workspace.id,
+              id: router.id,
+              name: body.name,
+              models: body.models,
+              strategy: body.strategy,
+              settings: body.settings as RouterSettingsChange | undefined,
+              rpmLimit: body.rpmLimit,
+              tpmLimit: body.tpmLimit,
+            });
+      if (budget !== undefined) await budgets.setBudget(workspace.id, 'router', router.id, budget);
+      return await viewOf(updated, await catalogOf(workspace));
     } catch (error) {
       throw adminError(error);
     }

@@ -117,6 +117,20 @@ export function readOperatorBaseUrls(environment: Readonly<Record<string, string
   return new Set(PROVIDER_PRESETS.filter((preset) => nonEmpty(environment[baseUrlVariable(preset)]) !== undefined).map((preset) => preset.name));
 }
 
+/**
+ * Where each preset's server is: the base URL the operator set (`<PREFIX>_BASE_URL`) even without a server-wide key,
+ * else the preset's default. Owners' own keys for a preset go there too, so an operator's proxy or private
+ * endpoint is used for every key, the server's and the owners'.
+ */
+export function readServerBaseUrls(environment: Readonly<Record<string, string | undefined>>): ReadonlyMap<string, string> {
+  const urls = new Map<string, string>();
+  for (const preset of PROVIDER_PRESETS) {
+    const configured = nonEmpty(environment[baseUrlVariable(preset)]);
+    if (configured !== undefined) urls.set(preset.name, configured);
+  }
+  return urls;
+}
+
 /** The names of the local presets (Ollama, vLLM, LM Studio, llama.cpp). */
 export const LOCAL_PROVIDER_NAMES: ReadonlySet<string> = new Set(PROVIDER_PRESETS.filter((preset) => preset.local === true).map((preset) => preset.name));
 

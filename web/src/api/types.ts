@@ -47,6 +47,17 @@ import type {
   WorkspaceRoleName,
   WorkspaceView,
 } from '../../../src/dashboard/dashboard-api-types';
+import type {
+  CustomModelView,
+  ProviderCredentialApiView,
+  ProviderListView,
+  ProviderPresetView,
+  ProviderTestView,
+  SavedCustomModelView,
+  SavedProviderView,
+} from '../../../src/dashboard/provider-api-types';
+
+import type { RequestAttemptView, RequestLogEntryView } from '../../../src/dashboard/request-log-api-types';
 
 export type { KeyStatus } from '../../../src/dashboard/dashboard-api-types';
 
@@ -78,6 +89,9 @@ export type UsageBreakdownRow = UsageBreakdownRowView;
 export type UsageReport = IsoTimes<UsageReportView>;
 /** A request record: what the gateway answered, the figures of its `_meta`. */
 export type UsageRequest = IsoTimes<UsageRequestView>;
+/** GET /workspaces/:ws/usage/requests/:id: a request of the log, with its routing, attempts and (when kept) bodies. */
+export type RequestLogEntry = IsoTimes<RequestLogEntryView>;
+export type RequestAttempt = RequestAttemptView;
 export type RequestsPage = IsoTimes<RequestsPageView>;
 export type TrafficReport = IsoTimes<TrafficReportView>;
 
@@ -111,3 +125,13 @@ export type RouterMeta = RouterMetaView;
 /** `POST /workspaces/:ws/playground/embeddings`: its body and OpenAI's list it answers. */
 export type PlaygroundEmbeddingsRequest = PlaygroundEmbeddingsRequestView;
 export type PlaygroundEmbeddings = PlaygroundEmbeddingsView;
+
+/** Settings → Providers and Settings → Models (src/dashboard/provider-api-types.ts). */
+export type ProviderPreset = ProviderPresetView;
+/** An owner's credentials for a provider: never the key, only its last 4 characters. */
+export type ProviderCredential = IsoTimes<ProviderCredentialApiView>;
+export type ProviderList = IsoTimes<ProviderListView>;
+export type SavedProvider = IsoTimes<SavedProviderView>;
+export type ProviderTest = ProviderTestView;
+export type CustomModel = IsoTimes<CustomModelView>;
+export type SavedCustomModel = IsoTimes<SavedCustomModelView>;

@@ -1,4 +1,4 @@
-import { ActionIcon, Box, Code, CopyButton, Group, ScrollArea, Tooltip } from '@mantine/core';
+import { ActionIcon, Code, CopyButton, Group, ScrollArea, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 
 /** A copy icon button with a tooltip that says when it worked. */
@@ -20,7 +20,7 @@ export function CopyIcon({ value, label }: { readonly value: string; readonly la
 export function CopyValue({ value, label, testId }: { readonly value: string; readonly label: string; readonly testId?: string }) {
   return (
     <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
-      <Code data-testid={testId} style={{ fontSize: 'var(--mantine-font-size-sm)', overflowWrap: 'anywhere', padding: '6px 10px' }}>
+      <Code data-testid={testId} style={{ fontSize: 'var(--mantine-font-size-sm)', overflowWrap: 'anywhere', padding: '6px 10px', minWidth: 0 }}>
         {value}
       </Code>
       <CopyIcon value={value} label={label} />
@@ -28,18 +28,19 @@ export function CopyValue({ value, label, testId }: { readonly value: string; re
   );
 }
 
-/** A block of code (a snippet) with a copy button in its corner. */
+/**
+ * A block of code (a snippet) with its copy button beside it: never over it, where
+ * on a narrow screen the lines would scroll under the button.
+ */
 export function CopyBlock({ code, label }: { readonly code: string; readonly label: string }) {
   return (
-    <Box pos="relative">
-      <ScrollArea type="auto">
-        <Code block style={{ fontSize: 13, paddingRight: 44, whiteSpace: 'pre' }}>
+    <Group gap="xs" wrap="nowrap" align="flex-start">
+      <ScrollArea type="auto" style={{ flex: 1, minWidth: 0 }}>
+        <Code block style={{ fontSize: 13, whiteSpace: 'pre' }}>
           {code}
         </Code>
       </ScrollArea>
-      <Box pos="absolute" top={6} right={6}>
-        <CopyIcon value={code} label={label} />
-      </Box>
-    </Box>
+      <CopyIcon value={code} label={label} />
+    </Group>
   );
 }

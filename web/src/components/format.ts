@@ -20,6 +20,11 @@ export function formatCount(value: number | null | undefined): string {
   return new Intl.NumberFormat(undefined, { notation: value >= 100_000 ? 'compact' : 'standard', maximumFractionDigits: 1 }).format(value);
 }
 
+/** A count with its noun, singular for exactly one: `1 error`, `3 errors`, `1.2M requests`. */
+export function formatCountOf(value: number | null | undefined, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(value)} ${value === 1 ? singular : plural}`;
+}
+
 export function formatGrams(value: number | null | undefined): string {
   return withUnit(value, [[1000, 'kg'], [1, 'g'], [1e-3, 'mg'], [1e-6, 'µg']]);
 }

@@ -1,4 +1,5 @@
 import { Badge, Table, Text, Tooltip } from '@mantine/core';
+import { useNavigate } from 'react-router-dom';
 import type { UsageRequest } from '../api/types';
 import { FeedbackThumbs } from './feedback-thumbs';
 import { formatDateTime, formatGrams, formatMs, formatRelative, formatUsd } from './format';
@@ -17,6 +18,8 @@ const isRatable = (request: UsageRequest): boolean => request.counterfactualCost
 /** Request records with the figures of their `_meta`: model used, cost, latency, carbon, attempts. */
 export function RequestTable({ requests, showRouter = true, canRate = false }: RequestTableProps) {
   const rating = canRate && requests.some(isRatable);
+  // A row opens the request's page: its routing, every attempt, its bodies when kept.
+  const navigate = useNavigate();
   return (
     <Table.ScrollContainer minWidth={(showRouter ? 880 : 760) + (rating ? 80 : 0)}>
       <Table striped highlightOnHover verticalSpacing="xs" data-testid="request-table" style={{ whiteSpace: 'nowrap' }}>
@@ -37,7 +40,7 @@ export function RequestTable({ requests, showRouter = true, canRate = false }: R
         </Table.Thead>
         <Table.Tbody>
           {requests.map((request) => (
-            <Table.Tr key={request.id} data-testid="request-row">
+            <Table.Tr key={request.id} data-testid="request-row" style={{ cursor: 'pointer' }} onClick={() => navigate(`/usage/requests/${encodeURIComponent(request.id)}`)}>
               <Table.Td>
                 <Tooltip label={formatDateTime(request.time)}>
                   <Text size="sm" span>
@@ -81,7 +84,7 @@ export function RequestTable({ requests, showRouter = true, canRate = false }: R
               <Table.Td ta="right">{formatMs(request.latencyMs)}</Table.Td>
               <Table.Td ta="right">{formatGrams(request.carbonGrams)}</Table.Td>
               <Table.Td ta="right">{request.attempts}</Table.Td>
-              {rating ? <Table.Td>{isRatable(request) ? <FeedbackThumbs requestId={request.id} size="xs" /> : null}</Table.Td> : null}
+              {rating ? <Table.Td onClick={(event) => event.stopPropagation()}>{isRatable(request) ? <FeedbackThumbs requestId={request.id} size="xs" /> : null}</Table.Td> : null}
             </Table.Tr>
           ))}
         </Table.Tbody>

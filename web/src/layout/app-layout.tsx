@@ -20,11 +20,13 @@ import {
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import {
+  IconBox,
   IconChartHistogram,
   IconKey,
   IconLogout,
   IconMessageChatbot,
   IconMoon,
+  IconPlugConnected,
   IconRoute,
   IconRobot,
   IconSun,
@@ -150,6 +152,8 @@ export function AppLayout() {
     { to: '/playground', label: 'Playground', icon: <IconMessageChatbot size={18} />, section: 'main' },
     { to: '/settings/keys', label: 'API Keys', icon: <IconKey size={18} />, section: 'settings' },
     { to: '/settings/members', label: 'Organisation members', icon: <IconUsersGroup size={18} />, section: 'settings' },
+    { to: '/settings/providers', label: 'Providers', icon: <IconPlugConnected size={18} />, section: 'settings' },
+    { to: '/settings/models', label: 'Models', icon: <IconBox size={18} />, section: 'settings' },
   ];
   const link = (item: NavItem) => (
     <NavLink

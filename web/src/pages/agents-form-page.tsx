@@ -8,7 +8,7 @@ import type { Agent, CatalogModel, Router } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
 import { ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
 import { useSession, useWorkspace } from '../session/session-context';
-import { definitionOf, emptyStep, formValuesOf, LIMIT_FIELDS, stepParam, type AgentFormValues, type StepValues } from './agents-form-values';
+import { definitionOf, emptyStep, formValuesOf, LIMIT_FIELDS, movedToEnd, readersOfLastStep, stepParam, withNewStep, type AgentFormValues, type StepValues } from './agents-form-values';
 import { StepEditor } from './agents-step-editor';
 
 /** The agent form; `agent` undefined creates one, otherwise saving makes a new version. */
@@ -65,6 +65,8 @@ function AgentForm({ agent }: { readonly agent?: Agent }) {
   const routerList = listOf<Router>(routers.data);
   const models = listOf<CatalogModel>(catalog.data).filter((model) => model.retired !== true);
   const limitsError = Object.entries(errors).find(([key]) => key === 'limits')?.[1];
+  const lastName = values.steps.at(-1)?.name.trim() ?? '';
+  const readersOfLast = readersOfLastStep(values.steps);
 
   const errorsOfStep = (index: number): Record<string, string> => {
     const out: Record<string, string> = {};
@@ -103,13 +105,25 @@ function AgentForm({ agent }: { readonly agent?: Agent }) {
             <div>
               <Title order={4}>Steps</Title>
               <Text size="sm" c="dimmed">
-                A step runs once the steps it needs or reads have finished; the last step gives the answer.
+                A step runs once the steps it needs or reads have finished; the last step gives the answer, so new steps go before it.
               </Text>
             </div>
-            <Button variant="light" leftSection={<IconPlus size={16} />} onClick={() => setSteps([...values.steps, emptyStep()])}>
+            <Button variant="light" leftSection={<IconPlus size={16} />} onClick={() => setSteps(withNewStep(values.steps, emptyStep()), false)}>
               Add step
             </Button>
           </Group>
+          {readersOfLast.map((reader) => (
+            <Alert key={reader.key} color="yellow" variant="light" icon={<IconAlertTriangle size={18} />} role="status" title={`Step "${reader.name.trim()}" reads the answer step`}>
+              <Stack gap="xs" align="flex-start">
+                <Text size="sm">
+                  "{lastName}" is the last step: it gives the answer and runs after every other step, so "{reader.name.trim()}" cannot read it. Move "{reader.name.trim()}" to the end to make it the answer step.
+                </Text>
+                <Button size="xs" variant="light" color="yellow" onClick={() => setSteps(movedToEnd(values.steps, reader.key), false)}>
+                  Move "{reader.name.trim()}" to the end
+                </Button>
+              </Stack>
+            </Alert>
+          ))}
           {errors.steps === undefined ? null : (
             <Text c="red" size="sm" role="alert">
               {errors.steps}

@@ -1,5 +1,7 @@
 import type { AgentDefinition, AgentLimits, AgentStep } from '../api/types';
 
+export { movedToEnd, readersOfLastStep, withNewStep } from './agents-step-order';
+
 /** One step as the form edits it; `key` only keeps React's identity across reorders. */
 export interface StepValues {
   key: number;

@@ -4,7 +4,7 @@ import { Link } from 'react-router-dom';
 import { workspacePath } from '../api/client';
 import type { Agent } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
-import { formatRelative } from '../components/format';
+import { formatCountOf, formatRelative } from '../components/format';
 import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
 import { canWrite, useWorkspace } from '../session/session-context';
 
@@ -41,7 +41,7 @@ export function AgentsPage() {
                     agent:{agent.name}
                   </Text>
                   <Group gap={6} wrap="nowrap">
-                    <Badge variant="light">{agent.definition.steps.length} steps</Badge>
+                    <Badge variant="light">{formatCountOf(agent.definition.steps.length, 'step')}</Badge>
                     <Badge variant="outline" color="gray">
                       v{agent.version}
                     </Badge>

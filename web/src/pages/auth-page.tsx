@@ -82,6 +82,9 @@ export function AuthPage({ mode }: { readonly mode: 'signin' | 'signup' }) {
   const signup = mode === 'signup';
   if (signup && sentTo !== null) return <CheckYourMail email={sentTo} />;
   const closed = signUpStatus.data?.open === false;
+  const firstStart = !signup && signUpStatus.data?.firstStart === true;
+  // The one-time sign-in link printed by the first start lands here when it was used or has expired.
+  const linkRefused = !signup && new URLSearchParams(location.search).get('link') === 'invalid';
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -129,6 +132,18 @@ export function AuthPage({ mode }: { readonly mode: 'signin' | 'signup' }) {
               {signup ? 'Route every request to the right model, and see what it costs.' : 'Welcome back to your routers, keys and usage.'}
             </Text>
           </div>
+          {linkRefused ? (
+            <Alert color="yellow" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
+              This sign-in link was already used or has expired (it works once, for 30 minutes). Sign in with the email and password printed by the
+              server&apos;s first start.
+            </Alert>
+          ) : null}
+          {firstStart && !linkRefused ? (
+            <Alert color="blue" variant="light" role="status">
+              New server? Sign in with the credentials printed by the first start: the email (admin@modelport.local) and password in the server&apos;s
+              output, beside a one-time sign-in link.
+            </Alert>
+          ) : null}
           {signup && closed ? (
             <Alert color="gray" variant="light" role="status">
               Sign-up is closed on this server: ask its operator to create your account.

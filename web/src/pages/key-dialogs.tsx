@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, MultiSelect, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, MultiSelect, NumberInput, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertTriangle, IconLock } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { ApiError, workspacePath } from '../api/client';
@@ -25,13 +25,17 @@ const GRACE_CHOICES = [
 
 const messageOf = (caught: unknown) => (caught instanceof ApiError ? caught : new ApiError(0, { message: String(caught), type: 'client_error', code: 'client_error' }));
 
-/** "Generate New API Key": name, router scope, rate limit and expiry. */
+/** "Generate New API Key": name, router scope, rate and token limits, concurrency cap, budget and expiry (as `key create`). */
 export function GenerateKeyModal({ opened, onClose, routers, onCreated }: { readonly opened: boolean; onClose(): void; readonly routers: readonly Router[]; onCreated(key: CreatedKey): void }) {
   const workspace = useWorkspace();
   const { api } = useSession();
   const [name, setName] = useState('');
   const [routerIds, setRouterIds] = useState<string[]>([]);
   const [rpmLimit, setRpmLimit] = useState<number | ''>('');
+  const [tpmLimit, setTpmLimit] = useState<number | ''>('');
+  const [maxConcurrency, setMaxConcurrency] = useState<number | ''>('');
+  const [budgetUsd, setBudgetUsd] = useState<number | ''>('');
+  const [budgetPeriod, setBudgetPeriod] = useState<'day' | 'month'>('month');
   const [expiry, setExpiry] = useState('90');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
@@ -40,6 +44,10 @@ export function GenerateKeyModal({ opened, onClose, routers, onCreated }: { read
     setName('');
     setRouterIds([]);
     setRpmLimit('');
+    setTpmLimit('');
+    setMaxConcurrency('');
+    setBudgetUsd('');
+    setBudgetPeriod('month');
     setExpiry('90');
     setErrors({});
   };
@@ -57,6 +65,9 @@ export function GenerateKeyModal({ opened, onClose, routers, onCreated }: { read
         name: name.trim(),
         routerIds: routerIds.length === 0 ? null : routerIds,
         rpmLimit: rpmLimit === '' ? null : rpmLimit,
+        tpmLimit: tpmLimit === '' ? null : tpmLimit,
+        maxConcurrency: maxConcurrency === '' ? null : maxConcurrency,
+        budget: budgetUsd === '' ? null : { usd: budgetUsd, period: budgetPeriod },
         expiresAt: expiry === 'never' ? null : new Date(Date.now() + Number(expiry) * DAY_MS).toISOString(),
       });
       reset();
@@ -94,6 +105,33 @@ export function GenerateKeyModal({ opened, onClose, routers, onCreated }: { read
           <Group grow align="flex-start">
             <NumberInput label="Rate limit (requests per minute)" description="Empty: the server's default." min={1} step={10} allowDecimal={false} value={rpmLimit} onChange={(value) => setRpmLimit(typeof value === 'number' ? value : '')} error={errors.rpmLimit} />
             <Select label="Expires" description="Rotate keys about every 90 days." data={EXPIRY_CHOICES} value={expiry} onChange={(value) => setExpiry(value ?? 'never')} allowDeselect={false} error={errors.expiresAt} comboboxProps={{ withinPortal: true }} />
+          </Group>
+          <Group grow align="flex-start">
+            <NumberInput label="Tokens per minute" description="Prompt and max_tokens count before the call. Empty: the server's default." min={1} step={1000} allowDecimal={false} value={tpmLimit} onChange={(value) => setTpmLimit(typeof value === 'number' ? value : '')} error={errors.tpmLimit} data-testid="key-tpm" />
+            <NumberInput label="Requests in flight at once" description="Empty: no cap." min={1} step={1} allowDecimal={false} value={maxConcurrency} onChange={(value) => setMaxConcurrency(typeof value === 'number' ? value : '')} error={errors.maxConcurrency} />
+          </Group>
+          <Group align="flex-end">
+            <NumberInput
+              label="Budget (USD)"
+              description="Over it, requests get 429 insufficient_quota until the UTC period resets. Empty: none."
+              placeholder="No budget"
+              min={0}
+              decimalScale={6}
+              value={budgetUsd}
+              onChange={(value) => setBudgetUsd(typeof value === 'number' ? value : '')}
+              error={errors['budget.usd'] ?? errors.budget ?? errors['budget.period']}
+              style={{ flex: 1 }}
+              data-testid="key-budget"
+            />
+            <SegmentedControl
+              aria-label="Budget period"
+              value={budgetPeriod}
+              onChange={(value) => setBudgetPeriod(value === 'day' ? 'day' : 'month')}
+              data={[
+                { value: 'day', label: 'Per day' },
+                { value: 'month', label: 'Per month' },
+              ]}
+            />
           </Group>
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
@@ -195,7 +233,7 @@ export function RotateKeyModal({ apiKey, onClose, onRotated }: { readonly apiKey
   return (
     <Modal opened={apiKey !== null} onClose={onClose} title={`Rotate ${apiKey?.name ?? 'key'}`} centered>
       <Stack>
-        <Text size="sm">A new key with the same name, routers, rate limit and lifetime is created. The old key keeps working until the grace period ends, so you can deploy the new one first.</Text>
+        <Text size="sm">A new key with the same name, routers, limits, budget and lifetime is created. The old key keeps working until the grace period ends, so you can deploy the new one first.</Text>
         <Select label="Old key stops working" data={GRACE_CHOICES} value={grace} onChange={(value) => setGrace(value ?? '0')} allowDeselect={false} comboboxProps={{ withinPortal: true }} />
         {error === null ? null : (
           <Alert color="red" role="alert">

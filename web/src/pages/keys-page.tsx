@@ -10,6 +10,12 @@ import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/p
 import { canWrite, useWorkspace } from '../session/session-context';
 import { GenerateKeyModal, RevokeKeyModal, RotateKeyModal, ShownOnceModal } from './key-dialogs';
 
+/**
+ * The actions column stays in view at the right edge while the wide table scrolls
+ * sideways: on a phone it would otherwise sit off-screen, past the dates.
+ */
+const STICKY_ACTIONS = { position: 'sticky', right: 0, zIndex: 1, background: 'var(--mantine-color-body)', boxShadow: '-6px 0 6px -6px rgba(0, 0, 0, 0.25)' } as const;
+
 const STATUS_COLOR: Record<KeyStatus, string> = { active: 'teal', rotating: 'yellow', expired: 'gray', revoked: 'red' };
 
 const FLAG_TEXT: Record<string, { label: string; hint: string }> = {
@@ -59,7 +65,7 @@ export function KeysPage() {
                   <Table.Th>Last used</Table.Th>
                   <Table.Th>Expires</Table.Th>
                   <Table.Th>Status</Table.Th>
-                  {writable ? <Table.Th w={50} /> : null}
+                  {writable ? <Table.Th w={50} style={STICKY_ACTIONS} /> : null}
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -123,7 +129,7 @@ export function KeysPage() {
                       </Group>
                     </Table.Td>
                     {writable ? (
-                      <Table.Td>
+                      <Table.Td style={STICKY_ACTIONS}>
                         {key.status === 'active' || key.status === 'rotating' ? (
                           <Menu position="bottom-end" withinPortal>
                             <Menu.Target>

@@ -1,4 +1,4 @@
-import { Badge, Checkbox, Group, Pill, ScrollArea, Select, Stack, Switch, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { Badge, Checkbox, Group, Pill, Select, Stack, Switch, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useMemo, useState } from 'react';
 import type { CatalogModel, ModelKind } from '../api/types';
@@ -34,6 +34,18 @@ function Capabilities({ model }: { readonly model: CatalogModel }) {
   );
 }
 
+/** What would make the model available (the variable to set, the key to add, the server to start), on hover or focus. */
+function UnavailableBadge({ reason }: { readonly reason: string | undefined }) {
+  const text = reason ?? 'Its provider is not configured on this server';
+  return (
+    <Tooltip label={text} multiline w={320} events={{ hover: true, focus: true, touch: true }}>
+      <Badge size="xs" color="gray" variant="outline" tabIndex={0} aria-label={`unavailable: ${text}`} onClick={(event) => event.stopPropagation()}>
+        unavailable
+      </Badge>
+    </Tooltip>
+  );
+}
+
 /** `1536`, `3072, shortenable`: an embedding model's vector length. */
 function dimensionsOf(model: CatalogModel): string {
   if (model.embedding === undefined) return '—';
@@ -44,7 +56,9 @@ function dimensionsOf(model: CatalogModel): string {
  * The catalog's models of the router's kind as a searchable table, with prices, context windows and
  * capabilities (embedding models: dimensions and vector space); ticking a row adds the model to the
  * router, and the chosen ones show as removable pills in order. Once an embedding model is chosen,
- * models of other vector spaces cannot be: their vectors are not comparable.
+ * models of other vector spaces cannot be: their vectors are not comparable. Rows keep the catalog's
+ * order (callable models first, the simulator's first among them); the table grows with the page
+ * rather than scrolling in a box of its own, and scrolls sideways only on narrow screens.
  */
 export function ModelPicker({ catalog, kind, value, onChange, error }: ModelPickerProps) {
   const [query, setQuery] = useState('');
@@ -60,6 +74,8 @@ export function ModelPicker({ catalog, kind, value, onChange, error }: ModelPick
     const needle = query.trim().toLowerCase();
     return ofKind.filter(
       (model) =>
+        // Available only: what can be called now (the server checks its local model servers), and what the router
+        // already has, so it can be unticked.
         (!availableOnly || (model.available && model.retired !== true) || chosen.has(model.id)) &&
         (provider === null || model.provider === provider) &&
         (needle === '' || model.id.toLowerCase().includes(needle) || model.name.toLowerCase().includes(needle)),
@@ -109,8 +125,8 @@ export function ModelPicker({ catalog, kind, value, onChange, error }: ModelPick
         <Select aria-label="Provider" placeholder="All providers" data={providers} value={provider} onChange={setProvider} clearable w={170} />
         <Switch label="Available only" checked={availableOnly} onChange={(event) => setAvailableOnly(event.currentTarget.checked)} mb={8} />
       </Group>
-      <ScrollArea.Autosize mah={360} type="auto" style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 'var(--mantine-radius-md)' }}>
-        <Table stickyHeader highlightOnHover verticalSpacing={6} miw={640}>
+      <Table.ScrollContainer minWidth={640} type="native" style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 'var(--mantine-radius-md)' }}>
+        <Table highlightOnHover verticalSpacing={6} data-testid="model-table">
           <Table.Thead>
             <Table.Tr>
               <Table.Th w={40} />
@@ -174,13 +190,7 @@ export function ModelPicker({ catalog, kind, value, onChange, error }: ModelPick
                       <Text size="xs" c="dimmed">
                         {model.name}
                       </Text>
-                      {model.available ? null : (
-                        <Tooltip label="The server has no credentials for this provider">
-                          <Badge size="xs" color="gray" variant="outline">
-                            unavailable
-                          </Badge>
-                        </Tooltip>
-                      )}
+                      {model.available ? null : <UnavailableBadge reason={model.unavailableReason} />}
                     </Group>
                   </Table.Td>
                   <Table.Td ta="right">{formatPrice(model.inputPerMTok)}</Table.Td>
@@ -209,7 +219,7 @@ export function ModelPicker({ catalog, kind, value, onChange, error }: ModelPick
             )}
           </Table.Tbody>
         </Table>
-      </ScrollArea.Autosize>
+      </Table.ScrollContainer>
     </Stack>
   );
 }

@@ -8,7 +8,7 @@ import { ApiError, workspacePath } from '../api/client';
 import type { CatalogModel, Router, Strategy, TrafficReport } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
 import { CopyBlock, CopyValue } from '../components/copy-value';
-import { formatPrice, formatTokens, formatUsd } from '../components/format';
+import { formatCount, formatCountOf, formatPrice, formatTokens, formatUsd } from '../components/format';
 import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
 import { RequestTable } from '../components/request-table';
 import { canWrite, useSession, useWorkspace } from '../session/session-context';
@@ -79,7 +79,7 @@ function Traffic({ router }: { readonly router: Router }) {
           </Title>
           {traffic.data === undefined ? null : (
             <Text size="sm" c="dimmed">
-              {total} requests · {formatUsd(cost)}
+              {formatCountOf(total, 'request')} · {formatUsd(cost)}
             </Text>
           )}
         </div>
@@ -113,6 +113,16 @@ function Traffic({ router }: { readonly router: Router }) {
       )}
     </Card>
   );
+}
+
+/** "$25 per month · 600 requests/min · 100,000 tokens/min", across every key of the router. */
+function describeLimits(router: Router): string {
+  const parts = [
+    ...(router.budget === null ? [] : [`${formatUsd(router.budget.usd)} per ${router.budget.period} (UTC)`]),
+    ...(router.rpmLimit === null ? [] : [`${formatCount(router.rpmLimit)} requests/min`]),
+    ...(router.tpmLimit === null ? [] : [`${formatCount(router.tpmLimit)} tokens/min`]),
+  ];
+  return parts.length === 0 ? 'None: only each key\'s own limits apply.' : parts.join(' · ');
 }
 
 /** A router: its ID to copy, its models, snippets that call it and its recent traffic. */
@@ -184,6 +194,12 @@ export function RouterDetailPage() {
             Base URL
           </Text>
           <CopyValue value={baseUrl} label="Copy base URL" />
+          <Text size="sm" fw={600} mt="md" mb={4}>
+            Budget and rate limits
+          </Text>
+          <Text size="sm" c="dimmed" data-testid="router-limits">
+            {describeLimits(data)}
+          </Text>
         </Card>
         <Card withBorder radius="md" padding="lg">
           <Group justify="space-between" mb="xs">

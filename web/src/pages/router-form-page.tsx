@@ -9,6 +9,8 @@ import { listOf, useApi } from '../api/use-api';
 import { ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
 import { useSession, useWorkspace } from '../session/session-context';
 import { ModelPicker } from './model-picker';
+import { limitsBody, limitsOf, RouterLimitsFields, type RouterLimitsValues } from './router-limits-fields';
+import { requestLogOf, requestLogSetting, RouterRequestLogCard, type RequestLogValues } from './router-request-log-card';
 
 type Weights = { cost: number | ''; latency: number | ''; quality: number | ''; carbon: number | '' };
 
@@ -23,6 +25,8 @@ interface FormValues {
   /** auto: share of requests that explore; empty: the default. */
   exploration: number | '';
   weights: Weights;
+  limits: RouterLimitsValues;
+  requestLog: RequestLogValues;
 }
 
 const emptyWeights: Weights = { cost: '', latency: '', quality: '', carbon: '' };
@@ -38,6 +42,8 @@ function valuesOf(router: Router | undefined): FormValues {
     qualityTarget: router?.settings?.qualityTarget ?? '',
     exploration: router?.settings?.exploration ?? '',
     weights: { cost: weights?.cost ?? '', latency: weights?.latency ?? '', quality: weights?.quality ?? '', carbon: weights?.carbon ?? '' },
+    limits: limitsOf(router),
+    requestLog: requestLogOf(router),
   };
 }
 
@@ -56,6 +62,8 @@ function settingsOf(values: FormValues, forPatch: boolean): Record<string, unkno
     if (values.exploration !== '') settings.exploration = values.exploration;
     else if (forPatch) settings.exploration = null;
   }
+  const requestLog = requestLogSetting(values.requestLog, forPatch);
+  if (requestLog !== undefined) settings.requestLog = requestLog;
   return settings;
 }
 
@@ -90,7 +98,7 @@ function RouterForm({ router }: { readonly router?: Router }) {
     if (Object.keys(local).length > 0) return;
     setSaving(true);
     try {
-      const body = { name: values.name.trim(), models: values.models, strategy: values.strategy, settings: settingsOf(values, router !== undefined) };
+      const body = { name: values.name.trim(), models: values.models, strategy: values.strategy, settings: settingsOf(values, router !== undefined), ...limitsBody(values.limits, router) };
       const saved =
         router === undefined
           ? await api.send<Router>('POST', workspacePath(workspace.id, '/routers'), body)
@@ -167,6 +175,7 @@ function RouterForm({ router }: { readonly router?: Router }) {
             </SimpleGrid>
           </Radio.Group>
         </Paper>
+        <RouterLimitsFields values={values.limits} onChange={(limits) => set('limits', limits)} errors={errors} />
         <Accordion variant="contained" radius="md" defaultValue={settingsError === undefined ? null : 'settings'}>
           <Accordion.Item value="settings">
             <Accordion.Control>Advanced settings</Accordion.Control>
@@ -244,6 +253,7 @@ function RouterForm({ router }: { readonly router?: Router }) {
             </Accordion.Panel>
           </Accordion.Item>
         </Accordion>
+        <RouterRequestLogCard value={values.requestLog} onChange={(requestLog) => set('requestLog', requestLog)} error={errors['settings.requestLog'] ?? errors['settings.requestLog.retentionDays'] ?? errors['settings.requestLog.maxBodyBytes']} />
         <Group justify="flex-end">
           <Button variant="default" component={Link} to={router === undefined ? '/routers' : `/routers/${router.id}`}>
             Cancel

@@ -4,11 +4,14 @@ import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
 import { ApiError, workspacePath } from '../api/client';
 import type { Calibration, Router, SavingsReport } from '../api/types';
 import { useApi } from '../api/use-api';
-import { formatCount, formatDateTime, formatUsd } from '../components/format';
+import { formatCount, formatCountOf, formatDateTime, formatUsd } from '../components/format';
 import { ErrorAlert } from '../components/page-state';
 import { canWrite, useSession, useWorkspace } from '../session/session-context';
 
 const SavingsChart = lazy(() => import('../components/savings-chart').then((module) => ({ default: module.SavingsChart })));
+
+/** The server's cap on a calibration upload (src/http/dashboard/router-learning-routes.ts): checked here before reading the file. */
+const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 
 const EXAMPLE_LINE = '{"prompt": "…", "scores": {"provider:model": 1, "provider:other": 0}}';
 
@@ -44,9 +47,13 @@ export function CalibrationCard({ router, onFitted }: { readonly router: Router;
 
   const upload = async (file: File | null) => {
     if (file === null) return;
-    setUploading(true);
     setError(null);
     setResult(null);
+    if (file.size > MAX_UPLOAD_BYTES) {
+      setError(`${file.name} is ${(file.size / 1024 / 1024).toFixed(1)} MB; an upload takes at most 8 MB of examples, far more than a fit needs.`);
+      return;
+    }
+    setUploading(true);
     try {
       const text = await file.text();
       // The file's name, so a refusal names the line as `router calibrate` does ("labelled.jsonl line 3 …").
@@ -89,7 +96,7 @@ export function CalibrationCard({ router, onFitted }: { readonly router: Router;
       )}
       {result === null ? null : (
         <Alert color="teal" variant="light" mb="sm" data-testid="calibration-result">
-          Fitted from {formatCount(result.examples)} examples in {result.file}: {result.modelsFitted.join(', ')}.
+          Fitted from {formatCountOf(result.examples, 'example')} in {result.file}: {result.modelsFitted.join(', ')}.
           {result.ignored.length === 0 ? null : ` Ignored (not in this router): ${result.ignored.join(', ')}.`}
         </Alert>
       )}
@@ -107,7 +114,7 @@ export function CalibrationCard({ router, onFitted }: { readonly router: Router;
           <Group gap={6}>
             {Object.entries(fit.models).map(([model, fitted]) => (
               <Badge key={model} variant="light" color="gray" tt="none" fw={500}>
-                {model}: {formatCount(fitted.labels)} labels
+                {model}: {formatCountOf(fitted.labels, 'label')}
               </Badge>
             ))}
           </Group>
@@ -157,13 +164,13 @@ export function SavingsCard({ router }: { readonly router: Router }) {
       ) : (
         <Stack>
           <SimpleGrid cols={{ base: 2, md: 4 }}>
-            <Figure label="Spend" value={formatUsd(totals.costUsd)} hint={`${formatCount(totals.requests)} requests`} testId="savings-cost" />
+            <Figure label="Spend" value={formatUsd(totals.costUsd)} hint={formatCountOf(totals.requests, 'request')} testId="savings-cost" />
             <Figure label="Always strongest" value={formatUsd(totals.counterfactualCostUsd)} testId="savings-counterfactual" />
             <Figure label="Saved" value={formatUsd(totals.savedUsd)} hint={share === null ? undefined : `${Math.round(share * 100)} % less`} testId="savings-saved" />
             <Figure
               label="Measured quality"
               value={totals.feedback.meanScore === null ? '—' : `${Math.round(totals.feedback.meanScore * 100)} %`}
-              hint={totals.feedback.count === 0 ? 'no feedback yet' : `mean score of ${formatCount(totals.feedback.count)} ratings`}
+              hint={totals.feedback.count === 0 ? 'no feedback yet' : `mean score of ${formatCountOf(totals.feedback.count, 'rating')}`}
               testId="savings-quality"
             />
           </SimpleGrid>

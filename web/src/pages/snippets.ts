@@ -50,7 +50,8 @@ print(result.model_extra["_meta"])  # model used, cost, latency, carbon`,
     {
       id: 'node',
       label: 'OpenAI Node',
-      code: `import OpenAI from 'openai';
+      code: `// app.mjs (an ES module: top-level await)
+import OpenAI from 'openai';
 
 const client = new OpenAI({
   baseURL: '${baseUrl}',
@@ -62,7 +63,7 @@ const result = await client.embeddings.create({
   input: ['The first text', 'The second text'],
 });
 console.log(result.data[0].embedding.length);
-console.log((result as any)._meta); // model used, cost, latency, carbon`,
+console.log(result._meta); // model used, cost, latency, carbon`,
     },
     {
       id: 'vercel',
@@ -119,7 +120,8 @@ print(completion.model_extra["_meta"])  # model used, cost, latency, carbon`,
     {
       id: 'node',
       label: 'OpenAI Node',
-      code: `import OpenAI from 'openai';
+      code: `// app.mjs (an ES module: top-level await)
+import OpenAI from 'openai';
 
 const client = new OpenAI({
   baseURL: '${baseUrl}',
@@ -131,7 +133,7 @@ const completion = await client.chat.completions.create({
   messages: [{ role: 'user', content: 'Hello!' }],
 });
 console.log(completion.choices[0].message.content);
-console.log((completion as any)._meta); // model used, cost, latency, carbon`,
+console.log(completion._meta); // model used, cost, latency, carbon`,
     },
     {
       id: 'vercel',

@@ -4,8 +4,9 @@ import { IconChartHistogram, IconRefresh } from '@tabler/icons-react';
 import { useMemo, useState, type ReactNode } from 'react';
 import { workspacePath } from '../api/client';
 import type { RequestsPage, UsageBreakdownRow, UsageReport } from '../api/types';
-import { useApi } from '../api/use-api';
-import { formatCount, formatEnergy, formatGrams, formatMs, formatUsd } from '../components/format';
+import { listOf, useApi } from '../api/use-api';
+import { filterQuery, NO_FILTERS, OpenRequestBox, RequestFilters, type RequestFilterValues } from '../components/request-filters';
+import { formatCount, formatCountOf, formatEnergy, formatGrams, formatMs, formatUsd } from '../components/format';
 import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
 import { RequestTable } from '../components/request-table';
 import { canWrite, useWorkspace } from '../session/session-context';
@@ -119,7 +120,13 @@ export function UsagePage() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [range, generation]);
   const usage = useApi<UsageReport>(workspacePath(workspace.id, `/usage?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}&bucket=${bucket}`));
-  const requests = useApi<RequestsPage>(`${workspacePath(workspace.id, '/usage/requests?limit=50')}&_=${generation}`);
+  const [filters, setFilters] = useState<RequestFilterValues>(NO_FILTERS);
+  // Fixed per filter change and refresh: a relative time range must not move (and refetch) on every render.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const filtered = useMemo(() => filterQuery(filters, Date.now()), [filters, generation]);
+  const requests = useApi<RequestsPage>(`${workspacePath(workspace.id, '/usage/requests?limit=50')}${filtered === '' ? '' : `&${filtered}`}&_=${generation}`);
+  const routerOptions = listOf<{ id: string; name: string }>(useApi<unknown>(workspacePath(workspace.id, '/routers')).data);
+  const keyOptions = listOf<{ id: string; name: string }>(useApi<unknown>(workspacePath(workspace.id, '/keys')).data);
 
   const series = useMemo(
     () =>
@@ -171,7 +178,7 @@ export function UsagePage() {
       ) : (
         <>
           <SimpleGrid cols={{ base: 2, md: 5 }} spacing="md">
-            <Stat label="Requests" value={formatCount(totals.requests)} hint={`${formatCount(totals.errors ?? 0)} errors`} />
+            <Stat label="Requests" value={formatCount(totals.requests)} hint={formatCountOf(totals.errors ?? 0, 'error')} />
             <Stat label="Spend" value={formatUsd(totals.costUsd)} />
             <Stat label="Tokens" value={formatCount(totalTokens)} hint={`${formatCount(totals.promptTokens ?? 0)} in · ${formatCount(totals.completionTokens ?? 0)} out`} />
             <Stat label="Carbon" value={formatGrams(totals.carbonGrams)} hint={`CO₂e · ${formatEnergy(totals.energyWh)}`} />
@@ -221,22 +228,17 @@ export function UsagePage() {
                   />
                 </ChartCard>
                 <ChartCard title="Tokens and carbon">
-                  <AreaChart
-                    h={220}
-                    data={series}
-                    dataKey="time"
-                    series={[
-                      { name: 'tokens', label: 'Tokens', color: 'grape.6' },
-                      { name: 'carbonGrams', label: 'Carbon (g CO₂e)', color: 'lime.7', yAxisId: 'right' },
-                    ]}
-                    curveType="monotone"
-                    gridAxis="y"
-                    withDots={false}
-                    withRightYAxis
-                    rightYAxisLabel="g CO₂e"
-                    withLegend
-                    legendProps={{ verticalAlign: 'bottom' }}
-                  />
+                  {/* Two charts, not two axes of one: carbon follows tokens closely, so on one chart its line hid the tokens line. */}
+                  <Stack gap={4}>
+                    <Text size="xs" c="dimmed">
+                      Tokens
+                    </Text>
+                    <AreaChart h={96} data={series} dataKey="time" series={[{ name: 'tokens', label: 'Tokens', color: 'grape.6' }]} curveType="monotone" gridAxis="y" withDots={false} withXAxis={false} valueFormatter={formatCount} />
+                    <Text size="xs" c="dimmed" mt="xs">
+                      Carbon (g CO₂e)
+                    </Text>
+                    <AreaChart h={112} data={series} dataKey="time" series={[{ name: 'carbonGrams', label: 'Carbon', color: 'lime.7' }]} curveType="monotone" gridAxis="y" withDots={false} valueFormatter={formatGrams} />
+                  </Stack>
                 </ChartCard>
               </SimpleGrid>
               <Card withBorder radius="md" padding="lg">
@@ -262,16 +264,20 @@ export function UsagePage() {
         </>
       )}
       <Card withBorder radius="md" padding="lg">
-        <Title order={3} size="h5" mb="md">
-          Recent requests
-        </Title>
+        <Group justify="space-between" align="end" mb="md" wrap="wrap">
+          <Title order={3} size="h5">
+            Recent requests
+          </Title>
+          <OpenRequestBox />
+        </Group>
+        <RequestFilters value={filters} onChange={setFilters} routers={routerOptions} keys={keyOptions} />
         {requests.error !== null ? (
           <ErrorAlert error={requests.error} onRetry={requests.reload} title="Could not load requests" />
         ) : requests.data === undefined ? (
           <LoadingRows rows={3} height={32} />
         ) : requests.data.requests.length === 0 ? (
           <Text c="dimmed" size="sm" ta="center" py="md">
-            No requests yet.
+            {filtered === '' ? 'No requests yet.' : 'No requests match these filters.'}
           </Text>
         ) : (
           <RequestTable requests={requests.data.requests} canRate={canWrite(workspace)} />
