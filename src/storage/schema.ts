@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { NewRequestLog, RequestLogsTable } from './request-log-schema.js';
 
 /** Times are Unix epoch milliseconds in every dialect. */
 type Millis = number;
@@ -342,23 +343,6 @@ export interface Database {
   request_logs: RequestLogsTable;
 }
 
-/** A routed call's `_meta` (JSON columns) and, when its router logs bodies, its bodies (0014). */
-export interface RequestLogsTable {
-  request_id: string;
-  owner_id: string;
-  router_id: string;
-  created_at: Millis;
-  routing: string;
-  attempts: string;
-  carbon: string | null;
-  prices: string | null;
-  request_body: string | null;
-  response_body: string | null;
-  bodies_truncated: number;
-  bodies_expire_at: Millis | null;
-  bodies_expired: number;
-}
-
 export type UserRow = Selectable<UsersTable>;
 export type RouterRow = Selectable<RoutersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -370,27 +354,6 @@ export type UsageRecordRow = Selectable<UsageRecordsTable>;
  * in the same batch, off the request path (the sample is not a column of usage_records).
  */
 export type NewUsageRecord = Insertable<UsageRecordsTable> & { readonly routing_sample?: NewRoutingSample | undefined; readonly request_log?: NewRequestLog | undefined };
-/**
- * A routed call's detail as the pipeline hands it over, turned into a row (JSON, redacted bodies) when its batch is
- * written, off the request path; its request id, owner and time are the usage record's.
- */
-export interface NewRequestLog {
-  readonly router_id: string;
-  readonly routing: unknown;
-  readonly attempts: readonly unknown[];
-  readonly carbon: unknown;
-  readonly prices: unknown;
-  readonly bodies?: NewRequestBodies | undefined;
-}
-/** The bodies of a call whose router logs them, as objects or text; `redact` removes secrets from their JSON text. */
-export interface NewRequestBodies {
-  readonly request: unknown;
-  readonly response: unknown;
-  readonly maxBytes: number;
-  readonly retentionDays: number;
-  readonly redact: (text: string) => string;
-}
-export type RequestLogRow = Selectable<RequestLogsTable>;
 /** A routing sample as the pipeline hands it over; its request id and owner are the usage record's. */
 export interface NewRoutingSample {
   readonly router_id: string;
@@ -405,3 +368,4 @@ export type AgentExecutionStepRow = Selectable<AgentExecutionStepsTable>;
 export type BudgetRow = Selectable<BudgetsTable>;
 export type StoredResponseRow = Selectable<ResponsesTable>;
 export type { Generated };
+export type { NewRequestBodies, NewRequestLog, RequestLogRow, RequestLogsTable } from './request-log-schema.js';
