@@ -64,7 +64,7 @@ export function toUsageRow(row: UsageRecordRow): UsageRow {
 export type UsageRecordInput = Omit<UsageRow, 'totalTokens' | 'counterfactualCostUsd'> & { readonly counterfactualCostUsd?: number | null | undefined };
 
 /** The one mapping from a call's usage to the stored record (the total is derived, never passed). */
-export function toUsageRecord(row: UsageRecordInput): NewUsageRecord {
+export function toUsageRecord(row: UsageRecordInput, rides: Pick<NewUsageRecord, 'routing_sample' | 'request_log'> = {}): NewUsageRecord {
   return {
     id: row.id,
     created_at: row.createdAt,
@@ -87,5 +87,8 @@ export function toUsageRecord(row: UsageRecordInput): NewUsageRecord {
     reasoning_tokens: row.reasoningTokens,
     attempts: row.attempts,
     counterfactual_cost_usd: row.counterfactualCostUsd ?? null,
+    // What is written in the record's batch beside it (the prompt's features of an auto call, the request log's detail).
+    routing_sample: rides.routing_sample,
+    request_log: rides.request_log,
   };
 }

@@ -4,7 +4,7 @@ import type { RateLimits } from '../limits/rate-limits.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
 import { toUsageRecord } from '../accounting/usage-row.js';
 import { createSecretRedactor, type SecretRedactor } from '../lib/redact-secrets.js';
-import type { NewRequestLog, NewUsageRecord } from '../storage/schema.js';
+import type { NewRequestLog } from '../storage/schema.js';
 import { requestUsage, type CallState } from './call-state.js';
 
 /**
@@ -41,12 +41,14 @@ export function settleCall(call: CallState, status: number, errorCode: string | 
   if (call.settled) return;
   call.settled = true;
   if (call.key === undefined) return;
-  let record: NewUsageRecord = toUsageRecord(requestUsage(call, status, errorCode, Date.now()));
-  // An answered auto request keeps its prompt's features for feedback; they ride with the record, written in its batch.
-  if (call.routingSample !== undefined && status < 400) record = { ...record, routing_sample: call.routingSample };
-  // So does the request log's detail: serialised (and its bodies redacted) when the batch is written.
-  if (call.detail !== undefined) record = { ...record, request_log: requestLog(call, deps.redactSecrets ?? patternsOnly) };
-  deps.usage.record(record);
+  // An answered auto request keeps its prompt's features for feedback, and every routed call the request log's detail
+  // (serialised, its bodies redacted, when the batch is written): both ride with the record, in one object.
+  deps.usage.record(
+    toUsageRecord(requestUsage(call, status, errorCode, Date.now()), {
+      routing_sample: status < 400 ? call.routingSample : undefined,
+      request_log: call.detail === undefined ? undefined : requestLog(call, deps.redactSecrets ?? patternsOnly),
+    }),
+  );
 }
 
 function requestLog(call: CallState, redact: SecretRedactor): NewRequestLog {

@@ -14,7 +14,7 @@ import type { CallState } from './call-state.js';
 import { checkMessages } from './check-messages.js';
 import { completionId } from './completion-id.js';
 import { callRoute, counterfactualCostUsd, prepareRoute, type PreparedRoute, type RouteCallDependencies } from './route-and-call.js';
-import { routerMeta, type RouterMeta } from './router-meta.js';
+import { routerMeta, unbilledAttempt, type RouterMeta } from './router-meta.js';
 
 /**
  * The one pipeline a routed call crosses, whichever surface it came in by:
@@ -142,7 +142,7 @@ export async function runCall<T>(
     if (error instanceof RoutingFailure) {
       call.attempts = error.attempts.length;
       // No model answered: the request log still shows the plan and every attempt, none billed.
-      call.detail ??= { routerId: prepared.router.id, routing: prepared.routing, attempts: error.attempts.map((attempt) => ({ ...attempt, promptTokens: 0, completionTokens: 0, cost: 0, carbonGrams: 0 })), carbon: null, prices: null };
+      call.detail ??= { routerId: prepared.router.id, routing: prepared.routing, attempts: error.attempts.map(unbilledAttempt), carbon: null, prices: null };
     }
     if (prepared.signal.aborted && error instanceof GatewayError) settleCall(call, error.status, error.code, deps);
     throw error;

@@ -125,9 +125,14 @@ function attemptsForMeta(attempts: readonly Attempt[], account: CallAccount, bro
   const result: AttemptMeta[] = [];
   for (let index = 0; index < attempts.length; index += 1) {
     const attempt = attempts[index] as Attempt;
-    result.push(index === answered ? answeredAttempt(attempt, account, broken) : { ...attempt, promptTokens: 0, completionTokens: 0, cost: 0, carbonGrams: 0 });
+    result.push(index === answered ? answeredAttempt(attempt, account, broken) : unbilledAttempt(attempt));
   }
   return result;
+}
+
+/** An attempt that failed (or was skipped) before answering: billed nothing. */
+export function unbilledAttempt(attempt: Attempt): AttemptMeta {
+  return { ...attempt, promptTokens: 0, completionTokens: 0, cost: 0, carbonGrams: 0 };
 }
 
 function answeredAttempt(attempt: Attempt, account: CallAccount, broken: BrokenStream | undefined): AttemptMeta {
