@@ -36,6 +36,8 @@ import { createSqliteUsageWriterThread } from './storage/sqlite-usage-writer-thr
 import { createInlineUsageWriter, type UsageWriter } from './storage/usage-writer.js';
 import { startRouterRefitWorker, type RouterRefitWorker } from './workers/router-refit-worker.js';
 import { startRequestLogSweeper, type RequestLogSweeper } from './workers/request-log-sweeper.js';
+import { startUsageRetentionSweeper, type UsageRetentionSweeper } from './workers/usage-retention-sweeper.js';
+import { createSqliteReaderThread } from './storage/sqlite-reader-thread.js';
 import { createSecretRedactor } from './lib/redact-secrets.js';
 
 export interface App {
@@ -61,6 +63,8 @@ export interface App {
   readonly refit: RouterRefitWorker;
   /** Deletes logged request bodies past their router's retention. */
   readonly requestLogSweeper: RequestLogSweeper;
+  /** Expires raw usage, request logs and fine rollups past their retention (tests run it at will). */
+  readonly usageRetention: UsageRetentionSweeper;
   /** Checks that the configured local model servers answer (the dashboard's catalog says which do). */
   readonly localServers: LocalServerProbe;
   /** Stops accepting, lets requests in flight finish (up to the deadline), flushes usage, closes the database. */
@@ -231,6 +235,17 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     onError: (error, action) => logger.warn({ err: error }, `${action} failed`),
   });
   const requestLogSweeper = startRequestLogSweeper({ requestLogs: repositories.requestLogs, now, onError: (error) => logger.warn({ err: error }, 'request log sweep failed') });
+  const usageRetention = startUsageRetentionSweeper({
+    db: storage.db,
+    dialect: storage.dialect,
+    writer: usageWriter.writer,
+    retention: config.usageRetention,
+    now,
+    onError: (error) => logger.warn({ err: error }, 'usage retention sweep failed'),
+  });
+  // Reports on a SQLite file read on a thread of their own: better-sqlite3 would hold the event loop for each query.
+  const readerFile = sqliteFilePath(config.databaseUrl);
+  const usageReader = readerFile === undefined || readerFile === ':memory:' ? undefined : createSqliteReaderThread({ file: readerFile });
   const server = await createServer(
     {
       logger,
@@ -256,6 +271,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
           loginThrottle: { attemptsPerIp: config.preAuth.attemptsPerIp, failuresPerEmail: config.preAuth.failuresPerEmail, redis: cluster.link?.client, redisPrefix: config.redisPrefix },
           passwordHashing: { concurrency: config.preAuth.hashConcurrency, queue: config.preAuth.hashQueue },
           learning: routerLearning,
+          usageReports: { readerDb: usageReader?.db, retention: config.usageRetention },
           providers: { secret, allowPrivateUpstreams: config.allowPrivateUpstreams, serverBaseUrl: (preset) => config.providers.get(preset.name)?.baseUrl ?? config.serverBaseUrls.get(preset.name) ?? preset.defaultBaseUrl },
           signUp: createSignUpSettings(
             config.accounts,
@@ -302,6 +318,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     agents,
     refit,
     requestLogSweeper,
+    usageRetention,
     localServers,
     close() {
       closing ??= (async () => {
@@ -311,6 +328,8 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
         responses.close();
         await refit.stop();
         await requestLogSweeper.stop();
+        await usageRetention.stop();
+        await usageReader?.close();
         await localServers.stop();
         await usage.close().catch((error: unknown) => logger.error({ err: error }, 'final usage flush failed'));
         await dispatcher.close();
@@ -332,7 +351,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
 function createUsageWriter(config: Config, repositories: Repositories, logger: Logger): { writer: UsageWriter; wideInsertRows: number | undefined } {
   const file = sqliteFilePath(config.databaseUrl);
   if (config.usageWriter === 'inline' || file === undefined || file === ':memory:') {
-    return { writer: createInlineUsageWriter(repositories.usage, repositories.apiKeys), wideInsertRows: undefined };
+    return { writer: createInlineUsageWriter(repositories.usage, repositories.apiKeys, repositories.retention), wideInsertRows: undefined };
   }
   const writer = createSqliteUsageWriterThread({
     file,

@@ -87,6 +87,8 @@ const environmentSchema = z.object({
   MODELPORT_WORKERS: int(0).max(256).default(0),
   MODELPORT_WORKER_HEADER: bool.default(false),
   MODELPORT_RESPONSES_RETENTION_DAYS: int(1).max(3650).default(30),
+  MODELPORT_USAGE_RETENTION_DAYS: int(1).max(3650).default(90),
+  MODELPORT_USAGE_HOURLY_RETENTION_DAYS: int(1).max(3650).default(400),
   MODELPORT_RESPONSES_MAX_BYTES: int(0).default(10 * 1024 * 1024),
   MODELPORT_ROUTER_REFIT_INTERVAL_MS: int(10).max(2 ** 31 - 1).default(30_000),
   MODELPORT_ROUTING_SAMPLES_PER_ROUTER: int(1).default(20_000),
@@ -168,6 +170,12 @@ export interface Config {
   readonly workerHeader: boolean;
   /** How long a stored Responses API answer is kept (MODELPORT_RESPONSES_RETENTION_DAYS). @default 30, as OpenAI */
   readonly responsesRetentionDays: number;
+  /**
+   * How long usage is kept (docs/usage-analytics.md): raw usage records, request logs and minute rollups
+   * (MODELPORT_USAGE_RETENTION_DAYS, @default 90), and hour rollups (MODELPORT_USAGE_HOURLY_RETENTION_DAYS,
+   * @default 400). Day rollups are kept for ever.
+   */
+  readonly usageRetention: { readonly recordsDays: number; readonly hourRollupsDays: number };
   /** Largest stored form of a response, its input items included (MODELPORT_RESPONSES_MAX_BYTES); 0 stores none. @default 10 MiB */
   readonly responsesMaxBytes: number;
   /** How often each instance looks for `auto` routers whose labels changed, to refit them (MODELPORT_ROUTER_REFIT_INTERVAL_MS). @default 30000 */
@@ -302,6 +310,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     workers: env.MODELPORT_WORKERS,
     workerHeader: env.MODELPORT_WORKER_HEADER,
     responsesRetentionDays: env.MODELPORT_RESPONSES_RETENTION_DAYS,
+    usageRetention: { recordsDays: env.MODELPORT_USAGE_RETENTION_DAYS, hourRollupsDays: Math.max(env.MODELPORT_USAGE_HOURLY_RETENTION_DAYS, env.MODELPORT_USAGE_RETENTION_DAYS) },
     responsesMaxBytes: env.MODELPORT_RESPONSES_MAX_BYTES,
     routerRefitIntervalMs: env.MODELPORT_ROUTER_REFIT_INTERVAL_MS,
     routingSamplesPerRouter: env.MODELPORT_ROUTING_SAMPLES_PER_ROUTER,

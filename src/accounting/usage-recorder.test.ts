@@ -25,7 +25,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('writes a big batch in small inserts, letting other work run between them, and touches the key once', async (t) => {
       if (database === undefined) return t.skip('Postgres is not reachable on 127.0.0.1:5432');
-      const recorder = createUsageRecorder(createInlineUsageWriter(fixture.repositories.usage, fixture.repositories.apiKeys), { flushIntervalMs: 60_000, batchSize: 10_000, maxQueued: 100_000, rowsPerInsert: 20 }, (error) => {
+      const recorder = createUsageRecorder(createInlineUsageWriter(fixture.repositories.usage, fixture.repositories.apiKeys, fixture.repositories.retention), { flushIntervalMs: 60_000, batchSize: 10_000, maxQueued: 100_000, rowsPerInsert: 20 }, (error) => {
         throw error;
       });
       for (let index = 0; index < 230; index += 1) recorder.record(record(index));
@@ -58,6 +58,7 @@ describe('usage recorder batch sizes', () => {
         sizes.push(records.length);
       },
       touchLastUsed: async () => undefined,
+      deleteExpiredBatch: async () => ({ deleted: 0, done: true }),
       close: async () => undefined,
     };
     const recorder = createUsageRecorder(writer, { flushIntervalMs: 60_000, batchSize: 10_000, maxQueued: 100_000, rowsPerInsert: 50, wideInsertRows: 500 }, (error) => {

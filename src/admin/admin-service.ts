@@ -37,6 +37,12 @@ export interface UsageListRequest {
   readonly limit?: number | undefined;
 }
 
+/** What `usage export` reads: records created in [from, to), epoch ms, narrowed like a listing. */
+export interface UsageExportRequest extends Omit<UsageListRequest, 'since' | 'limit'> {
+  readonly from: number;
+  readonly to: number;
+}
+
 /** A router with its owner's email, for listings across owners. */
 export interface RouterWithOwner {
   readonly router: RouterRecord;
@@ -61,6 +67,20 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
     const user = await repositories.users.findByEmail(email);
     if (user === undefined) throw new AdminInputError(`No user with email ${email}.`);
     return user;
+  };
+
+  /** The owner a usage read names, if any; an owner or key that does not exist is a mistake, not an empty answer. */
+  const usageOwner = async (request: Pick<UsageListRequest, 'ownerEmail' | 'keyId'>): Promise<UserRow | undefined> => {
+    const owner = request.ownerEmail === undefined ? undefined : await ownerByEmail(request.ownerEmail);
+    if (request.keyId !== undefined) {
+      // Owners are few; looking through their keys keeps the repository interface as it is.
+      const owners = owner !== undefined ? [owner] : await repositories.users.list();
+      const keys = (await Promise.all(owners.map((candidate) => repositories.apiKeys.listByOwner(candidate.id)))).flat();
+      if (!keys.some((key) => key.id === request.keyId)) {
+        throw new AdminInputError(owner === undefined ? `No key ${request.keyId}.` : `No key ${request.keyId} belongs to ${request.ownerEmail}.`);
+      }
+    }
+    return owner;
   };
 
   const routerAdmin = createRouterAdmin(repositories, catalog, ownerByEmail, now);
@@ -144,15 +164,7 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_USAGE_LIMIT) {
         throw new AdminInputError(`--limit must be a whole number from 1 to ${MAX_USAGE_LIMIT}.`);
       }
-      const owner = request.ownerEmail === undefined ? undefined : await ownerByEmail(request.ownerEmail);
-      if (request.keyId !== undefined) {
-        // Owners are few; looking through their keys keeps the repository interface as it is.
-        const owners = owner !== undefined ? [owner] : await repositories.users.list();
-        const keys = (await Promise.all(owners.map((candidate) => repositories.apiKeys.listByOwner(candidate.id)))).flat();
-        if (!keys.some((key) => key.id === request.keyId)) {
-          throw new AdminInputError(owner === undefined ? `No key ${request.keyId}.` : `No key ${request.keyId} belongs to ${request.ownerEmail}.`);
-        }
-      }
+      const owner = await usageOwner(request);
       return repositories.usage.list({
         limit,
         ...(owner === undefined ? {} : { ownerId: owner.id }),
@@ -160,6 +172,16 @@ export function createAdminService(repositories: Repositories, catalog: ModelCat
         ...(request.routerId === undefined ? {} : { routerId: request.routerId }),
         ...(request.since === undefined ? {} : { since: request.since }),
       });
+    },
+
+    /**
+     * The usage records of [from, to), oldest first, a page at a time (src/storage/usage-export-repository.ts). The
+     * owner and key are checked before the first read, so a mistake is an error rather than an empty file.
+     */
+    async exportUsage(request: UsageExportRequest): Promise<AsyncGenerator<UsageRecordRow[], void, undefined>> {
+      if (!(request.from < request.to)) throw new AdminInputError('--since must be before --until.');
+      const owner = await usageOwner(request);
+      return repositories.usageExport.pages({ ownerId: owner?.id, from: request.from, to: request.to, routerId: request.routerId, keyId: request.keyId });
     },
   };
 }

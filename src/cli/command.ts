@@ -63,6 +63,11 @@ export interface CommandResult {
   /** Human output: data on stdout (what a script captures), notes and warnings on stderr. */
   readonly stdout: string;
   readonly stderr?: string;
+  /**
+   * Output too large to hold (`usage export`): written to stdout chunk by chunk, at the pace stdout takes it, in place
+   * of `stdout`, `stderr` and `json`.
+   */
+  readonly body?: AsyncIterable<string>;
   /** The exit code when the command ran but its check failed (e.g. `provider test`). @default 0 */
   readonly exitCode?: number;
 }

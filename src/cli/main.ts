@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AdminInputError, type AdminService } from '../admin/admin-service.js';
 import type { Storage } from '../storage/database.js';
@@ -144,6 +145,13 @@ function parseOptions(command: CommandSpec, args: readonly string[]): { values: 
   return { values: reader, json: values.json === true };
 }
 
+/** Writes each chunk once the sink has taken the one before (a pipe to a slow reader holds no more than it buffers). */
+async function writeChunks(sink: TextSink, chunks: AsyncIterable<string>): Promise<void> {
+  for await (const chunk of chunks) {
+    if (sink.write(chunk) === false && sink instanceof EventEmitter) await once(sink, 'drain');
+  }
+}
+
 /** The message of an unexpected error, without its stack (an unreachable database often has an empty message). */
 function describeError(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return [...new Set(error.errors.map(describeError))].join('; ');
@@ -205,7 +213,8 @@ export async function runCommandLine(argv: readonly string[], io: CliIo, wiring:
     json = parsed.json;
     running = resolved.command;
     const result = await resolved.command.run(parsed.values, context);
-    if (json) io.stdout.write(formatJson(result.json));
+    if (result.body !== undefined) await writeChunks(io.stdout, result.body);
+    else if (json) io.stdout.write(formatJson(result.json));
     else {
       io.stdout.write(result.stdout);
       if (result.stderr !== undefined) io.stderr.write(result.stderr);

@@ -1,8 +1,12 @@
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { AdminInputError, MAX_USAGE_LIMIT, parseSince, parseWholeNumber } from '../admin/admin-service.js';
 import { toUsageRow } from '../accounting/usage-row.js';
+import { usageExportFormat, usageExportLines, usageExportStream } from '../dashboard/usage-export.js';
 import { roundUsd, usdDigits } from '../lib/money.js';
 import type { UsageRecordRow } from '../storage/schema.js';
-import type { CommandSpec } from './command.js';
+import { UsageError, type CommandSpec } from './command.js';
 import { formatNumber, isoTime, renderTable, shortTime, type JsonObject } from './output.js';
 
 const DAY = 86_400_000;
@@ -133,4 +137,57 @@ const summarizeUsage: CommandSpec = {
   },
 };
 
-export const usageCommands: readonly CommandSpec[] = [listUsage, summarizeUsage];
+const exportUsage: CommandSpec = {
+  noun: 'usage',
+  verb: 'export',
+  readsOnly: true,
+  summary: 'Export usage records of a time range as CSV or JSON lines, for billing',
+  description:
+    'Writes every usage record created from --since up to (not including) --until, oldest first, as CSV with a header row or as one JSON object per line: request id, time (ISO 8601), owner, router, key, model, status, tokens, cost, latency, carbon, energy and attempts. Records are read and written a page at a time, so any range fits in memory. Servers write records in batches, so the last second or so of traffic may not be there yet.',
+  options: {
+    format: { type: 'string', valueName: 'csv|jsonl', required: true, description: 'csv (a header row, then one row per record) or jsonl (one JSON object per line)' },
+    since: { type: 'string', valueName: 'time', required: true, description: 'From this time on: ISO 8601 (2026-01-01T00:00:00Z) or a duration back from now (30d)' },
+    until: { type: 'string', valueName: 'time', description: 'Up to this time, not included: ISO 8601 or a duration back from now (default now)' },
+    owner: { type: 'string', valueName: 'email', description: "Only this user's records (default every owner's)" },
+    router: { type: 'string', valueName: 'router-id', description: 'Only requests to this router (rt_...)' },
+    key: { type: 'string', valueName: 'key-id', description: 'Only requests made with this key id (key_...)' },
+    output: { type: 'string', valueName: 'file', description: 'Write to this file instead of stdout' },
+  },
+  examples: [
+    'modelport usage export --format csv --since 2026-01-01T00:00:00Z --until 2026-02-01T00:00:00Z --owner owner@example.com --output january.csv',
+    'modelport usage export --format jsonl --since 24h --router rt_5VNRyTtKBPT4MDzf5JeF1Q > today.jsonl',
+  ],
+  async run(options, context) {
+    const format = usageExportFormat(options.requiredString('format'));
+    if (format === undefined) throw new AdminInputError('--format must be csv or jsonl.');
+    const output = options.string('output');
+    if (output === undefined && options.boolean('json')) throw new UsageError('--json needs --output: without it the export itself is printed.', 'usage export');
+    const now = context.now();
+    const from = parseSince(options.requiredString('since'), now);
+    const untilText = options.string('until');
+    const to = untilText === undefined ? now : parseSince(untilText, now);
+    const admin = await context.admin();
+    const pages = await admin.exportUsage({ ownerEmail: options.string('owner'), routerId: options.string('router'), keyId: options.string('key'), from, to });
+    if (output === undefined) return { json: {}, stdout: '', body: usageExportLines(pages, format) };
+    let records = 0;
+    const counted = (async function* () {
+      for await (const page of pages) {
+        records += page.length;
+        yield page;
+      }
+    })();
+    try {
+      await pipeline(usageExportStream(counted, format), createWriteStream(output));
+    } catch (error) {
+      // A half-written export would pass for a whole one.
+      await rm(output, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    return {
+      json: { output, format, from: isoTime(from), to: isoTime(to), records },
+      stdout: `Wrote ${records} usage record${records === 1 ? '' : 's'} from ${shortTime(from)} to ${shortTime(to)} to ${output}\n`,
+    };
+  },
+};
+
+export const usageCommands: readonly CommandSpec[] = [listUsage, summarizeUsage, exportUsage];

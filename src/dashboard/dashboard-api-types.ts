@@ -15,7 +15,7 @@
 import type { RouterFitView } from './router-learning-api-types.js';
 
 /** Fields whose epoch milliseconds the API answers as ISO 8601 strings, at any depth. */
-export const ISO_TIME_FIELDS = ['createdAt', 'updatedAt', 'lastUsedAt', 'expiresAt', 'revokedAt', 'addedAt', 'time', 't', 'from', 'to', 'startedAt', 'finishedAt'] as const;
+export const ISO_TIME_FIELDS = ['createdAt', 'updatedAt', 'lastUsedAt', 'expiresAt', 'revokedAt', 'addedAt', 'time', 't', 'from', 'to', 'startedAt', 'finishedAt', 'expiredBefore'] as const;
 
 export type IsoTimeField = (typeof ISO_TIME_FIELDS)[number];
 
@@ -220,11 +220,16 @@ export interface UsageTotalsView {
   readonly costUsd: number;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Prompt tokens read from and written to the provider's cache, and reasoning tokens inside the completions. */
+  readonly cachedPromptTokens: number;
+  readonly cacheWritePromptTokens: number;
+  readonly reasoningTokens: number;
   readonly carbonGrams: number;
   /** Energy of the range's calls, data-centre overhead included (EcoLogits' method). */
   readonly energyWh: number;
   readonly p50LatencyMs: number | null;
   readonly p95LatencyMs: number | null;
+  readonly p99LatencyMs: number | null;
 }
 
 /** One row of a breakdown: `id` names the router, model or key (null: none). */
@@ -243,7 +248,6 @@ export interface UsageReportView {
   readonly from: number;
   readonly to: number;
   readonly bucket: 'hour' | 'day';
-  readonly truncated: boolean;
   readonly totals: UsageTotalsView;
   readonly series: readonly UsagePointView[];
   readonly byRouter: readonly UsageBreakdownRowView[];
@@ -288,6 +292,8 @@ export interface RequestsPageView {
   readonly requests: readonly UsageRequestView[];
   /** The cursor of the next page; null on the last. */
   readonly nextBefore: string | null;
+  /** Requests made before this time (epoch ms) have expired: the deployment keeps raw usage this long. */
+  readonly expiredBefore: number;
 }
 
 /** GET /workspaces/:ws/routers/:id/traffic. Times are epoch ms. */

@@ -12,6 +12,10 @@ import type { Repositories } from '../storage/repositories.js';
 import { createSessionsRepository } from '../storage/sessions-repository.js';
 import { createSignupVerificationsRepository } from '../storage/signup-verifications-repository.js';
 import { createUsageAnalyticsRepository } from '../storage/usage-analytics-repository.js';
+import { createUsageRollupRepository } from '../storage/usage-rollup-repository.js';
+import { DEFAULT_USAGE_RETENTION, type UsageRetention } from '../storage/usage-rollup-spans.js';
+import type { Database } from '../storage/schema.js';
+import type { Kysely } from 'kysely';
 import { createAccounts, type Accounts, type SignUpSettings } from './accounts.js';
 import { createKeys, type Keys } from './keys.js';
 import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
@@ -34,6 +38,8 @@ export interface DashboardServicesOptions {
   readonly learning?: Pick<RouterLearningDependencies, 'flushUsage' | 'usageSettleMs' | 'autoModel'>;
   /** The secret and SSRF policy owners' provider keys need. Absent: the dashboard cannot store or test them. */
   readonly providers?: ProviderAdminOptions;
+  /** Where usage reports read their rollups (SQLite: a reader thread, off the event loop) and how long usage is kept. */
+  readonly usageReports?: { readonly readerDb?: Kysely<Database> | undefined; readonly retention: UsageRetention };
 }
 
 const CLOSED_SIGN_UP: SignUpSettings = { open: false, publicUrl: '', mailer: { transport: 'log', send: () => undefined } };
@@ -78,7 +84,11 @@ export function createDashboardServices(storage: Storage, repositories: Reposito
     loginThrottle,
     workspaces: createWorkspaces(repositories.users, organizations, { organizationsPerAccount: quotas.organizationsPerAccount, gate }),
     keys: createKeys(admin, repositories.apiKeys, repositories.routers, createKeyRotationsRepository(storage.db, now), now, { keysPerWorkspace: quotas.keysPerWorkspace, gate }),
-    usage: createUsageReports(createUsageAnalyticsRepository(storage.db), repositories.apiKeys),
+    usage: createUsageReports(createUsageAnalyticsRepository(storage.db), repositories.apiKeys, {
+      rollups: createUsageRollupRepository(options.usageReports?.readerDb ?? storage.db),
+      retention: options.usageReports?.retention ?? DEFAULT_USAGE_RETENTION,
+      now,
+    }),
     // The dashboard's routers count against the workspace's quota; the CLI (the operator's tool) has none.
     routerAdmin: {
       ...routerAdmin,

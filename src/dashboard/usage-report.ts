@@ -3,7 +3,11 @@ import { errors } from '../lib/errors.js';
 import { roundUsd } from '../lib/money.js';
 import type { ApiKeysRepository } from '../storage/api-keys-repository.js';
 import type { UsageRecordRow } from '../storage/schema.js';
-import type { RequestPageQuery, UsageAnalyticsRepository, UsagePoint } from '../storage/usage-analytics-repository.js';
+import type { RollupSums, UsageRollupRepository } from '../storage/usage-rollup-repository.js';
+import { usdOfUnits } from '../storage/usage-rollup-schema.js';
+import { planRollupSpans, rollupHorizons, type UsageRetention } from '../storage/usage-rollup-spans.js';
+import { latencyOfBucket } from '../lib/latency-sketch.js';
+import type { RequestPageQuery, UsageAnalyticsRepository } from '../storage/usage-analytics-repository.js';
 import type { ModelKindView, RequestsPageView, TrafficReportView, UsageReportView, UsageRequestView } from './dashboard-api-types.js';
 
 /** The kind of the model a usage record names (`provider:model`; null when no model answered). */
@@ -18,8 +22,6 @@ export const PLAYGROUND_KEY_ID = 'dashboard';
 const PLAYGROUND_KEY_NAME = 'Dashboard playground';
 export const MAX_RANGE_MS = 366 * DAY;
 export const MAX_BUCKETS = 2000;
-/** The most records one usage report reads; beyond it the report says `truncated`. */
-export const MAX_REPORT_RECORDS = 200_000;
 
 export type Bucket = 'hour' | 'day';
 
@@ -27,13 +29,6 @@ export interface UsageRange {
   readonly from: number;
   readonly to: number;
   readonly bucket: Bucket;
-}
-
-interface Totals {
-  requests: number;
-  costUsd: number;
-  tokens: number;
-  carbonGrams: number;
 }
 
 /** Nearest-rank percentile of sorted values; null for none. */
@@ -70,86 +65,95 @@ export function bucketStarts(range: UsageRange): number[] {
   return starts;
 }
 
+/** What the reports read: the rollups (off the event loop where the engine needs it), and how long usage is kept. */
+export interface UsageReportSources {
+  readonly rollups: UsageRollupRepository;
+  readonly retention: UsageRetention;
+  readonly now: () => number;
+}
+
+const PERCENTILES = [50, 95, 99] as const;
+
 /** Usage charts and the request log of a workspace (its `owner_id`). */
-export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys: ApiKeysRepository) {
+export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys: ApiKeysRepository, sources: UsageReportSources) {
   const names = async (ownerId: string) => {
     const [routers, keys] = await Promise.all([analytics.routerNames(ownerId), apiKeys.listByOwner(ownerId)]);
     return { routers, keys: new Map(keys.map((key) => [key.id, key])) };
   };
+  const plan = (range: UsageRange) => planRollupSpans(range.from, range.to, range.bucket, rollupHorizons(sources.retention, sources.now()));
 
   return {
+    /** Totals, a series and breakdowns over the range, every figure summed in SQL from the rollups. */
     async report(ownerId: string, range: UsageRange): Promise<UsageReportView> {
-      const rows = await analytics.points(ownerId, range.from, range.to, MAX_REPORT_RECORDS + 1);
-      const truncated = rows.length > MAX_REPORT_RECORDS;
-      const points = truncated ? rows.slice(0, MAX_REPORT_RECORDS) : rows;
-      const { routers, keys } = await names(ownerId);
+      const { from, to, spans } = plan(range);
       const size = range.bucket === 'hour' ? HOUR : DAY;
-      const starts = bucketStarts(range);
-      const first = starts[0] ?? range.from;
-      const buckets = starts.map((t) => ({ t, requests: 0, errors: 0, costUsd: 0, tokens: 0, carbonGrams: 0, latencies: [] as number[] }));
-      const totals = { requests: 0, errors: 0, costUsd: 0, promptTokens: 0, completionTokens: 0, carbonGrams: 0, energyWh: 0 };
-      const allLatencies: number[] = [];
-      const byRouter = new Map<string, Totals>();
-      const byModel = new Map<string | null, Totals>();
-      const byKey = new Map<string | null, Totals>();
-      for (const point of points) {
-        const bucket = buckets[Math.floor((point.created_at - first) / size)];
-        const failed = point.status >= 400;
-        if (bucket !== undefined) {
-          bucket.requests += 1;
-          bucket.errors += failed ? 1 : 0;
-          bucket.costUsd += point.cost_usd;
-          bucket.tokens += point.total_tokens;
-          bucket.carbonGrams += point.carbon_grams;
-          bucket.latencies.push(point.latency_ms);
-        }
-        totals.requests += 1;
-        totals.errors += failed ? 1 : 0;
-        totals.costUsd += point.cost_usd;
-        totals.promptTokens += point.prompt_tokens;
-        totals.completionTokens += point.completion_tokens;
-        totals.carbonGrams += point.carbon_grams;
-        totals.energyWh += point.energy_wh;
-        allLatencies.push(point.latency_ms);
-        if (point.router_id !== null) add(byRouter, point.router_id, point);
-        add(byModel, point.model, point);
-        add(byKey, point.key_id, point);
-      }
-      allLatencies.sort((a, b) => a - b);
+      const subject = { ownerId };
+      const [series, byRouter, byModel, byKey, latency, { routers, keys }] = await Promise.all([
+        sources.rollups.series(subject, spans, size),
+        sources.rollups.breakdown(ownerId, spans, 'router_id'),
+        sources.rollups.breakdown(ownerId, spans, 'model'),
+        sources.rollups.breakdown(ownerId, spans, 'key_id'),
+        sources.rollups.latencyPercentiles(subject, spans, size, PERCENTILES),
+        names(ownerId),
+      ]);
+      const byStart = new Map(series.map((point) => [point.t, point]));
+      const latencyByStart = new Map(latency.series.map((point) => [point.t, point.buckets]));
+      const totals = series.reduce(addSums, emptySums());
+      const [p50, p95, p99] = latency.overall.map(latencyOf);
       return {
-        from: range.from,
-        to: range.to,
+        from,
+        to,
         bucket: range.bucket,
-        totals: { ...totals, costUsd: roundUsd(totals.costUsd), carbonGrams: roundGrams(totals.carbonGrams), energyWh: roundGrams(totals.energyWh), p50LatencyMs: percentile(allLatencies, 50), p95LatencyMs: percentile(allLatencies, 95) },
-        series: buckets.map(({ latencies, ...bucket }) => {
-          latencies.sort((a, b) => a - b);
-          return { ...bucket, costUsd: roundUsd(bucket.costUsd), carbonGrams: roundGrams(bucket.carbonGrams), p50LatencyMs: percentile(latencies, 50), p95LatencyMs: percentile(latencies, 95) };
+        totals: {
+          requests: totals.requests,
+          errors: totals.errors,
+          costUsd: roundUsd(usdOfUnits(totals.costUnits)),
+          promptTokens: totals.promptTokens,
+          completionTokens: totals.completionTokens,
+          cachedPromptTokens: totals.cachedPromptTokens,
+          cacheWritePromptTokens: totals.cacheWritePromptTokens,
+          reasoningTokens: totals.reasoningTokens,
+          carbonGrams: roundGrams(totals.carbonGrams),
+          energyWh: roundGrams(totals.energyWh),
+          p50LatencyMs: p50 ?? null,
+          p95LatencyMs: p95 ?? null,
+          p99LatencyMs: p99 ?? null,
+        },
+        series: bucketStarts({ from, to, bucket: range.bucket }).map((t) => {
+          const point = byStart.get(t) ?? emptySums();
+          const [bucketP50, bucketP95] = (latencyByStart.get(t) ?? []).map(latencyOf);
+          return {
+            t,
+            requests: point.requests,
+            errors: point.errors,
+            costUsd: roundUsd(usdOfUnits(point.costUnits)),
+            tokens: point.totalTokens,
+            carbonGrams: roundGrams(point.carbonGrams),
+            p50LatencyMs: bucketP50 ?? null,
+            p95LatencyMs: bucketP95 ?? null,
+          };
         }),
-        byRouter: ranked(byRouter).map(([id, value]) => ({ id, name: routers.get(id) ?? id, ...value })),
-        byModel: ranked(byModel).map(([id, value]) => ({ id, ...value })),
-        byKey: ranked(byKey).map(([id, value]) => {
+        byRouter: byRouter.filter((row) => row.id !== '').map((row) => ({ id: row.id, name: routers.get(row.id) ?? row.id, ...breakdownFigures(row) })),
+        byModel: byModel.map((row) => ({ id: row.id === '' ? null : row.id, ...breakdownFigures(row) })),
+        byKey: byKey.map((row) => {
+          const id = row.id === '' ? null : row.id;
           const key = id === null ? undefined : keys.get(id);
-          return { id, name: keyName(id, keys), prefix: key?.displayPrefix ?? null, ...value };
+          return { id, name: keyName(id, keys), prefix: key?.displayPrefix ?? null, ...breakdownFigures(row) };
         }),
-        truncated,
       };
     },
 
     /** The hourly counts and newest requests of one router. */
     async traffic(ownerId: string, routerId: string, range: UsageRange, kindOf: ModelKindOf = allChat): Promise<TrafficReportView> {
-      const points = await analytics.points(ownerId, range.from, range.to, MAX_REPORT_RECORDS, routerId);
-      const starts = bucketStarts(range);
-      const first = starts[0] ?? range.from;
-      const hourly = starts.map((t) => ({ t, requests: 0, errors: 0, costUsd: 0 }));
-      for (const point of points) {
-        const bucket = hourly[Math.floor((point.created_at - first) / HOUR)];
-        if (bucket === undefined) continue;
-        bucket.requests += 1;
-        bucket.errors += point.status >= 400 ? 1 : 0;
-        bucket.costUsd += point.cost_usd;
-      }
+      const { from, to, spans } = plan({ ...range, bucket: 'hour' });
+      const series = await sources.rollups.series({ ownerId, routerId }, spans, HOUR);
+      const byStart = new Map(series.map((point) => [point.t, point]));
+      const hourly = bucketStarts({ from, to, bucket: 'hour' }).map((t) => {
+        const point = byStart.get(t);
+        return { t, requests: point?.requests ?? 0, errors: point?.errors ?? 0, costUsd: roundUsd(usdOfUnits(point?.costUnits ?? 0)) };
+      });
       const recent = await this.requests(ownerId, { limit: 20, routerId }, kindOf);
-      return { from: range.from, to: range.to, hourly: hourly.map((bucket) => ({ ...bucket, costUsd: roundUsd(bucket.costUsd) })), recent: recent.requests };
+      return { from, to, hourly, recent: recent.requests };
     },
 
     async requests(
@@ -164,6 +168,7 @@ export function createUsageReports(analytics: UsageAnalyticsRepository, apiKeys:
       return {
         requests: rows.map((row) => requestView(row, routers, keys, kindOf)),
         nextBefore: last === undefined ? null : `${last.created_at}:${last.id}`,
+        expiredBefore: rollupHorizons(sources.retention, sources.now()).minute,
       };
     },
 
@@ -200,19 +205,21 @@ function parseCursor(text: string): { time: number; id: string } {
   return { time: Number(match[1]), id: match[2] ?? '' };
 }
 
-function add<K>(map: Map<K, Totals>, key: K, point: UsagePoint): void {
-  const entry = map.get(key) ?? { requests: 0, costUsd: 0, tokens: 0, carbonGrams: 0 };
-  entry.requests += 1;
-  entry.costUsd += point.cost_usd;
-  entry.tokens += point.total_tokens;
-  entry.carbonGrams += point.carbon_grams;
-  map.set(key, entry);
+function emptySums(): RollupSums {
+  return { requests: 0, errors: 0, streamed: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0, cacheWritePromptTokens: 0, reasoningTokens: 0, costUnits: 0, counterfactualCostUnits: 0, carbonGrams: 0, energyWh: 0, latencyMsSum: 0 };
 }
 
-function ranked<K>(map: Map<K, Totals>): Array<[K, Totals]> {
-  return [...map.entries()]
-    .map(([key, value]): [K, Totals] => [key, { ...value, costUsd: roundUsd(value.costUsd), carbonGrams: roundGrams(value.carbonGrams) }])
-    .sort((a, b) => b[1].costUsd - a[1].costUsd || b[1].requests - a[1].requests);
+function addSums(total: RollupSums, point: RollupSums): RollupSums {
+  for (const name of Object.keys(total) as (keyof RollupSums)[]) total[name] += point[name];
+  return total;
+}
+
+function breakdownFigures(row: RollupSums) {
+  return { requests: row.requests, costUsd: roundUsd(usdOfUnits(row.costUnits)), tokens: row.totalTokens, carbonGrams: roundGrams(row.carbonGrams) };
+}
+
+function latencyOf(bucket: number | null): number | null {
+  return bucket === null ? null : latencyOfBucket(bucket);
 }
 
 /** Sums of grams, rounded so float noise does not show. */

@@ -79,6 +79,7 @@ describe('SQLite database files are owner-only (0600), whatever the umask', () =
       fallback: {
         usage: { insertBatch: async () => assert.fail('the thread writes, not the fallback') },
         apiKeys: { touchLastUsed: async () => assert.fail('the thread writes, not the fallback') },
+        retention: { deleteExpiredBatch: async () => assert.fail('the thread deletes, not the fallback') },
       },
       onLost: (reason) => assert.fail(`the writer thread stopped: ${reason}`),
     });

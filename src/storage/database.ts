@@ -18,6 +18,7 @@ import { signupVerificationsMigration } from './migrations/0011-signup-verificat
 import { routingLabelsMigration } from './migrations/0012-routing-labels.js';
 import { usageEnergyMigration } from './migrations/0013-usage-energy.js';
 import { requestLogMigration } from './migrations/0014-request-log.js';
+import { usageRollupsMigration } from './migrations/0015-usage-rollups.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -154,6 +155,7 @@ const migrations: Record<string, Migration> = {
   '0012-routing-labels': routingLabelsMigration,
   '0013-usage-energy': usageEnergyMigration,
   '0014-request-log': requestLogMigration,
+  '0015-usage-rollups': usageRollupsMigration,
 };
 
 /** Brings the schema up to date. Kysely's migrator holds a lock, so instances starting together are safe. */

@@ -10,7 +10,9 @@ import { createRequestLogRepository } from './request-log-repository.js';
 import { createResponsesRepository } from './responses-repository.js';
 import { createRoutersRepository } from './routers-repository.js';
 import { createRoutingLabelsRepository } from './routing-labels-repository.js';
+import { createUsageExportRepository } from './usage-export-repository.js';
 import { createUsageRepository } from './usage-repository.js';
+import { createUsageRetentionRepository } from './usage-retention-repository.js';
 import { createUsersRepository } from './users-repository.js';
 
 export function createRepositories(storage: Storage, now: () => number = Date.now) {
@@ -19,6 +21,7 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     routers: createRoutersRepository(storage.db, now),
     apiKeys: createApiKeysRepository(storage.db, now),
     usage: createUsageRepository(storage.db),
+    usageExport: createUsageExportRepository(storage.db),
     changes: createChangesRepository(storage.db),
     providerCredentials: createProviderCredentialsRepository(storage.db, now),
     customModels: createCustomModelsRepository(storage.db, now),
@@ -28,6 +31,7 @@ export function createRepositories(storage: Storage, now: () => number = Date.no
     responses: createResponsesRepository(storage.db),
     routingLabels: createRoutingLabelsRepository(storage.db, now),
     requestLogs: createRequestLogRepository(storage.db),
+    retention: createUsageRetentionRepository(storage.db, storage.dialect),
   };
 }
 

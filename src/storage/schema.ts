@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { NewRequestLog, RequestLogsTable } from './request-log-schema.js';
+import type { UsageLatencyRollupsTable, UsageRollupsTable } from './usage-rollup-schema.js';
 
 /** Times are Unix epoch milliseconds in every dialect. */
 type Millis = number;
@@ -341,6 +342,8 @@ export interface Database {
   routing_labels: RoutingLabelsTable;
   router_refit_leases: RouterRefitLeasesTable;
   request_logs: RequestLogsTable;
+  usage_rollups: UsageRollupsTable;
+  usage_latency_rollups: UsageLatencyRollupsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -368,4 +371,5 @@ export type AgentExecutionStepRow = Selectable<AgentExecutionStepsTable>;
 export type BudgetRow = Selectable<BudgetsTable>;
 export type StoredResponseRow = Selectable<ResponsesTable>;
 export type { Generated };
+export type { UsageLatencyRollupsTable, UsageRollupsTable } from './usage-rollup-schema.js';
 export type { NewRequestBodies, NewRequestLog, RequestLogRow, RequestLogsTable } from './request-log-schema.js';

@@ -1,3 +1,5 @@
+import type { RetentionCutoffs } from './usage-retention-repository.js';
+
 /** What the main thread and the SQLite usage writer thread (sqlite-usage-writer-worker.ts) say to each other. */
 
 /**
@@ -8,10 +10,12 @@
 export type UsageWriteRequest =
   | { readonly id: number; readonly values: readonly unknown[]; readonly samples: readonly unknown[]; readonly logs: readonly unknown[] }
   | { readonly id: number; readonly lastUsed: readonly (readonly [string, number])[] }
+  | { readonly id: number; readonly expire: RetentionCutoffs; readonly batch: number }
   | { readonly id: number; readonly close: true };
 
-/** Each request is acknowledged once it is committed, or with the error's message. */
+/** Each request is acknowledged once it is committed, or with the error's message; an expiry with what it deleted. */
 export interface UsageWriteReply {
   readonly id: number;
   readonly error?: string;
+  readonly expired?: { readonly deleted: number; readonly done: boolean };
 }

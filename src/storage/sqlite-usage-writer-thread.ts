@@ -3,13 +3,18 @@ import type { ApiKeysRepository } from './api-keys-repository.js';
 import type { UsageWriteReply, UsageWriteRequest } from './sqlite-usage-writer-messages.js';
 import { requestLogValues } from './request-log-repository.js';
 import { routingSampleValues, usageRowValues, type UsageRepository } from './usage-repository.js';
+import type { UsageRetentionRepository } from './usage-retention-repository.js';
 import type { UsageWriter } from './usage-writer.js';
 
 export interface SqliteUsageWriterThreadOptions {
   /** The SQLite file (not `:memory:`, which another connection cannot share), already migrated. */
   readonly file: string;
   /** This thread's connection: it writes when the thread cannot (it died before acknowledging anything). */
-  readonly fallback: { readonly usage: Pick<UsageRepository, 'insertBatch'>; readonly apiKeys: Pick<ApiKeysRepository, 'touchLastUsed'> };
+  readonly fallback: {
+    readonly usage: Pick<UsageRepository, 'insertBatch'>;
+    readonly apiKeys: Pick<ApiKeysRepository, 'touchLastUsed'>;
+    readonly retention: Pick<UsageRetentionRepository, 'deleteExpiredBatch'>;
+  };
   /** The thread stopped unasked; `next` says who writes from now on. */
   readonly onLost: (reason: string, next: 'restarted' | 'inline') => void;
   /** A thread with nothing to write for this long is stopped (its ~16 MiB go back) and started again by the next write. @default 10000 */
@@ -21,7 +26,7 @@ export interface SqliteUsageWriterThread extends UsageWriter {
   readonly worker: Worker | undefined;
 }
 
-type Pending = { readonly request: UsageWriteRequest; readonly resolve: () => void; readonly reject: (error: Error) => void };
+type Pending = { readonly request: UsageWriteRequest; readonly resolve: (reply: UsageWriteReply) => void; readonly reject: (error: Error) => void };
 
 /**
  * Writes usage records and keys' last-used times on a worker thread with its own connection, so neither the
@@ -64,7 +69,7 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
           if (worker === started && pending.size === 0) void stop(started);
         }, options.idleStopMs ?? 10_000).unref();
       }
-      if (reply.error === undefined) entry.resolve();
+      if (reply.error === undefined) entry.resolve(reply);
       else entry.reject(new Error(reply.error));
     });
     started.on('error', (error) => {
@@ -83,17 +88,19 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
     return started;
   };
 
-  const runInline = async (request: UsageWriteRequest): Promise<void> => {
+  const runInline = async (request: UsageWriteRequest): Promise<UsageWriteReply> => {
     if ('values' in request) await options.fallback.usage.insertBatch(request.values, request.samples, request.logs);
     else if ('lastUsed' in request) await options.fallback.apiKeys.touchLastUsed(new Map(request.lastUsed));
+    else if ('expire' in request) return { id: request.id, expired: await options.fallback.retention.deleteExpiredBatch(request.expire, request.batch) };
+    return { id: request.id };
   };
 
-  const run = (request: UsageWriteRequest): Promise<void> => {
+  const run = (request: UsageWriteRequest): Promise<UsageWriteReply> => {
     // After close() (a late record, the dashboard after SIGTERM) the thread is not started again.
     if (inline || closing) return runInline(request);
     const target = (worker ??= start());
     clearTimeout(idleTimer);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<UsageWriteReply>((resolve, reject) => {
       pending.set(request.id, { request, resolve, reject });
       target.ref();
       target.postMessage(request);
@@ -104,8 +111,13 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
     get worker() {
       return worker;
     },
-    insertMany: (records) => run({ id: (nextId += 1), values: usageRowValues(records), samples: routingSampleValues(records), logs: requestLogValues(records) }),
-    touchLastUsed: (lastUsed) => run({ id: (nextId += 1), lastUsed: [...lastUsed] }),
+    insertMany: async (records) => {
+      await run({ id: (nextId += 1), values: usageRowValues(records), samples: routingSampleValues(records), logs: requestLogValues(records) });
+    },
+    touchLastUsed: async (lastUsed) => {
+      await run({ id: (nextId += 1), lastUsed: [...lastUsed] });
+    },
+    deleteExpiredBatch: async (cutoffs, batch) => (await run({ id: (nextId += 1), expire: cutoffs, batch })).expired ?? { deleted: 0, done: true },
     async close() {
       closing = true;
       clearTimeout(idleTimer);

@@ -3,6 +3,7 @@ import { createApiKeysRepository } from './api-keys-repository.js';
 import { openStorage } from './database.js';
 import type { UsageWriteReply, UsageWriteRequest } from './sqlite-usage-writer-messages.js';
 import { createUsageRepository } from './usage-repository.js';
+import { createUsageRetentionRepository } from './usage-retention-repository.js';
 
 /**
  * The SQLite usage writer thread (started by sqlite-usage-writer-thread.ts): its own connection to the database file,
@@ -14,11 +15,13 @@ if (port === null) throw new Error('sqlite-usage-writer-worker runs as a worker 
 const storage = openStorage((workerData as { file: string }).file);
 const usage = createUsageRepository(storage.db);
 const apiKeys = createApiKeysRepository(storage.db, Date.now);
+const retention = createUsageRetentionRepository(storage.db, 'sqlite');
 
 async function handle(request: UsageWriteRequest): Promise<UsageWriteReply> {
   try {
     if ('values' in request) await usage.insertBatch(request.values, request.samples, request.logs);
     else if ('lastUsed' in request) await apiKeys.touchLastUsed(new Map(request.lastUsed));
+    else if ('expire' in request) return { id: request.id, expired: await retention.deleteExpiredBatch(request.expire, request.batch) };
     else {
       await storage.close();
       port?.close();

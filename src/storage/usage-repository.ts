@@ -1,5 +1,15 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { insertRequestLogValues, requestLogValues } from './request-log-repository.js';
+import { ensureUsagePartitionsFor, isMissingPartition } from './usage-partitions.js';
+import { createUsageRollupRepository } from './usage-rollup-repository.js';
+import { GRAIN_MS, usdOfUnits } from './usage-rollup-schema.js';
+import { planRollupSpans } from './usage-rollup-spans.js';
+import { addRollups, rollupRowsOf, type RollupSource } from './usage-rollup-writer.js';
+
+/** Budgets and savings read whole hours and days (their periods and chart buckets start on them): no minute edges. */
+const KEPT_FOR_BUDGETS = { minute: Number.POSITIVE_INFINITY, hour: Number.NEGATIVE_INFINITY };
+/** A budget's spend is everything from its period's start on: up to the last time a Date holds. */
+const END_OF_TIME = 8.64e15;
 import type { Database, NewUsageRecord, RoutingSampleRow, UsageRecordRow } from './schema.js';
 
 export interface UsageQuery {
@@ -64,36 +74,60 @@ export function routingSampleValues(records: readonly NewUsageRecord[]): unknown
   return values;
 }
 
+/** The creation times in usage-row values. */
+function* createdAtOf(values: readonly unknown[]): Generator<number> {
+  const offset = USAGE_COLUMNS.indexOf('created_at');
+  for (let start = 0; start < values.length; start += USAGE_COLUMNS.length) yield values[start + offset] as number;
+}
+
+/** The records in usage-row values whose id is in `ids`, as the rollups read them. */
+function* rollupSourcesOf(values: readonly unknown[], ids: ReadonlySet<string>): Generator<RollupSource> {
+  const width = USAGE_COLUMNS.length;
+  for (let start = 0; start < values.length; start += width) {
+    if (!ids.has(values[start] as string)) continue;
+    yield Object.fromEntries(USAGE_COLUMNS.map((column, index) => [column, values[start + index]])) as unknown as RollupSource;
+  }
+}
+
 export function createUsageRepository(db: Kysely<Database>) {
+  const rollups = createUsageRollupRepository(db);
   /**
    * The INSERT of a batch of n rows, compiled by Kysely for this dialect once per n: building and compiling
    * 50 rows × 16 columns of query nodes cost about 3 µs a record, more than the rows' own parameters.
    */
   const batchSql = new Map<number, string>();
   /** Inserts rows given as usageRowValues; a record already written (same request id) is skipped, never counted twice. */
-  const insertValues = (values: readonly unknown[]): Promise<void> => insertValuesOn(db, values);
-  const insertValuesOn = async (executor: Kysely<Database>, values: readonly unknown[]): Promise<void> => {
+  /**
+   * Inserts rows given as usageRowValues and adds the ones it inserted to the rollups, in one transaction; a record
+   * already written (same request id) is skipped, and so neither stored nor summed twice.
+   */
+  const insertValues = (values: readonly unknown[]): Promise<void> => insertBatch(values);
+  /** Inserts the rows; resolves with the ids of those it inserted (not those already there). */
+  const insertValuesOn = async (executor: Kysely<Database>, values: readonly unknown[]): Promise<Set<string>> => {
     const rowCount = values.length / USAGE_COLUMNS.length;
-    if (rowCount === 0) return;
+    if (rowCount === 0) return new Set();
     const known = batchSql.get(rowCount);
     if (known !== undefined) {
-      await executor.executeQuery(CompiledQuery.raw(known, values as unknown[]));
-      return;
+      const result = await executor.executeQuery<{ id: string }>(CompiledQuery.raw(known, values as unknown[]));
+      return new Set(result.rows.map((row) => row.id));
     }
     const rows: NewUsageRecord[] = [];
     for (let start = 0; start < values.length; start += USAGE_COLUMNS.length) {
       rows.push(Object.fromEntries(USAGE_COLUMNS.map((column, index) => [column, values[start + index]])) as unknown as NewUsageRecord);
     }
+    // No conflict target: on Postgres the key is (id, created_at), the partition key being part of it.
     const compiled = executor
       .insertInto('usage_records')
       .values(rows)
-      .onConflict((conflict) => conflict.column('id').doNothing())
+      .onConflict((conflict) => conflict.doNothing())
+      .returning('id')
       .compile();
     // Kept only when its parameters are exactly the values in USAGE_COLUMNS order, as later batches pass them.
     if (compiled.parameters.length === values.length && compiled.parameters.every((parameter, index) => parameter === values[index])) {
       batchSql.set(rowCount, compiled.sql);
     }
-    await executor.executeQuery(compiled);
+    const result = await executor.executeQuery<{ id: string }>(compiled);
+    return new Set(result.rows.map((row) => row.id));
   };
   /** Inserts routing samples given as routingSampleValues; one already written (same request id) is skipped. */
   const insertSampleValues = async (executor: Kysely<Database>, values: readonly unknown[]): Promise<void> => {
@@ -105,13 +139,24 @@ export function createUsageRepository(db: Kysely<Database>) {
     await executor.insertInto('routing_samples').values(rows).onConflict((conflict) => conflict.column('request_id').doNothing()).execute();
   };
   /**
-   * A batch of records with the routing samples and request logs that came with them. With either, the INSERTs are
-   * one transaction: neither is written without its record, and on SQLite one commit covers them all.
+   * A batch of records with their rollups and the routing samples and request logs that came with them, in one
+   * transaction: none is written without its record, and on SQLite one commit covers them all.
    */
   const insertBatch = async (values: readonly unknown[], samples: readonly unknown[] = [], logs: readonly unknown[] = []): Promise<void> => {
-    if (samples.length === 0 && logs.length === 0) return insertValues(values);
+    if (values.length === 0) return;
+    try {
+      await insertBatchOnce(values, samples, logs);
+    } catch (error) {
+      // Postgres, a record of a day whose partition was not created ahead (maintenance stopped, a clock far ahead).
+      if (!isMissingPartition(error)) throw error;
+      await ensureUsagePartitionsFor(db, createdAtOf(values));
+      await insertBatchOnce(values, samples, logs);
+    }
+  };
+  const insertBatchOnce = async (values: readonly unknown[], samples: readonly unknown[], logs: readonly unknown[]): Promise<void> => {
     await db.transaction().execute(async (trx) => {
-      await insertValuesOn(trx, values);
+      const inserted = await insertValuesOn(trx, values);
+      if (inserted.size > 0) await addRollups(trx, rollupRowsOf(rollupSourcesOf(values, inserted)));
       if (samples.length > 0) await insertSampleValues(trx, samples);
       if (logs.length > 0) await insertRequestLogValues(trx, logs);
     });
@@ -134,37 +179,20 @@ export function createUsageRepository(db: Kysely<Database>) {
       return db.selectFrom('usage_records').selectAll().where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst();
     },
     /**
-     * A router's requests per time bucket in [from, to): cost, and what always using its strongest model would have
-     * cost (a record without a counterfactual, e.g. from before the router was `auto`, counts at its own cost).
+     * A router's requests per time bucket in [from, to), from the rollups: cost, and what always using its strongest
+     * model would have cost (a record without a counterfactual, e.g. from before the router was `auto`, counts at its
+     * own cost).
      */
     async savingsBuckets(ownerId: string, routerId: string, from: number, to: number, bucketMs: number): Promise<{ start: number; requests: number; costUsd: number; counterfactualCostUsd: number }[]> {
-      const start = sql<number | string>`(created_at / ${sql.lit(Math.trunc(bucketMs))}) * ${sql.lit(Math.trunc(bucketMs))}`;
-      const rows = await db
-        .selectFrom('usage_records')
-        .select([
-          start.as('start'),
-          sql<number | string>`count(*)`.as('requests'),
-          sql<number | string | null>`sum(cost_usd)`.as('cost'),
-          sql<number | string | null>`sum(coalesce(counterfactual_cost_usd, cost_usd))`.as('counterfactual'),
-        ])
-        .where('router_id', '=', routerId)
-        .where('owner_id', '=', ownerId)
-        .where('created_at', '>=', from)
-        .where('created_at', '<', to)
-        .groupBy(start)
-        .execute();
-      return rows.map((row) => ({ start: Number(row.start), requests: Number(row.requests), costUsd: Number(row.cost ?? 0), counterfactualCostUsd: Number(row.counterfactual ?? 0) }));
+      const { spans } = planRollupSpans(from, to, bucketMs >= GRAIN_MS.day ? 'day' : 'hour', KEPT_FOR_BUDGETS);
+      const rows = await rollups.series({ ownerId, routerId }, spans, bucketMs);
+      return rows.map((row) => ({ start: row.t, requests: row.requests, costUsd: usdOfUnits(row.costUnits), counterfactualCostUsd: usdOfUnits(row.counterfactualCostUnits) }));
     },
-    /** What a key or a router has spent (USD) in records created at or after `since`. */
+    /** What a key or a router has spent (USD) since `since` (a budget period's start), from the rollups. */
     async spentSince(subject: { readonly kind: 'key' | 'router'; readonly id: string }, since: number): Promise<number> {
-      const column = subject.kind === 'key' ? 'key_id' : 'router_id';
-      const row = await db
-        .selectFrom('usage_records')
-        .select(sql<number | string | null>`sum(cost_usd)`.as('spent'))
-        .where(column, '=', subject.id)
-        .where('created_at', '>=', since)
-        .executeTakeFirst();
-      return Number(row?.spent ?? 0);
+      const { spans } = planRollupSpans(since, END_OF_TIME, 'day', KEPT_FOR_BUDGETS);
+      const totals = await rollups.totals(subject.kind === 'key' ? { keyId: subject.id } : { routerId: subject.id }, spans);
+      return usdOfUnits(totals.costUnits);
     },
   };
 }

@@ -128,10 +128,15 @@ describe('request log: a usage row opened (routing, attempts, carbon, bodies)', 
 
   it('the retention sweep deletes old bodies but keeps the detail', async () => {
     assert.equal((await setBodies({ bodies: true, retentionDays: 1 })).status, 200);
+    // Until the new setting reached the router (an earlier test left bodies on, kept for longer): a body kept a day.
+    const keptFor = async (requestId: string) => {
+      const row = await gateway.app.storage.db.selectFrom('request_logs').select(['created_at', 'bodies_expire_at']).where('request_id', '=', requestId).executeTakeFirst();
+      return row?.bodies_expire_at === null || row === undefined ? undefined : row.bodies_expire_at - row.created_at;
+    };
     let id = '';
     for (let attempt = 0; attempt < 200; attempt += 1) {
       id = await chat('keep me a day');
-      if ((await entry(id)).body.bodies !== null) break;
+      if ((await entry(id)).body.bodies !== null && (await keptFor(id)) === DAY_MS) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.ok((await entry(id)).body.bodies !== null, 'logging was on for the first call');

@@ -17,6 +17,7 @@ import { registerProviderRoutes } from './provider-routes.js';
 import { registerRouterLearningRoutes } from './router-learning-routes.js';
 import { registerRouterRoutes } from './router-routes.js';
 import { apiSecurityHeaders } from './security-headers.js';
+import { registerUsageExportRoute } from './usage-export-route.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
 
@@ -56,6 +57,7 @@ export async function dashboardApi(app: FastifyInstance, options: { deps: AppDep
   registerProviderRoutes(app, context);
   registerCustomModelRoutes(app, context);
   registerUsageRoutes(app, context);
+  registerUsageExportRoute(app, context);
   registerPlaygroundRoute(app, context);
   registerPlaygroundEmbeddingsRoute(app, context);
   registerAgentRoutes(app, context);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { countPromptTokens, countTextTokens, messageText } from '../token-counter.js';
 import type { ChatMessage, ChatRequest, ToolCall, ToolDefinition } from '../contract.js';
-import { sampleJsonValue, seededRandom } from './sim-json-value.js';
+import { seededRandom } from '../../lib/seeded-random.js';
+import { sampleJsonValue } from './sim-json-value.js';
 
 /**
  * What the simulator answers, decided before any (simulated) time passes, so

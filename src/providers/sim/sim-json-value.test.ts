@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { sampleJsonValue, seededRandom } from './sim-json-value.js';
+import { seededRandom } from '../../lib/seeded-random.js';
+import { sampleJsonValue } from './sim-json-value.js';
 
 const SEEDS = Array.from({ length: 40 }, (_, index) => index * 7919 + 1);
 

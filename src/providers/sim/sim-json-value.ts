@@ -9,17 +9,6 @@
 
 type Schema = Readonly<Record<string, unknown>>;
 
-/** A small PRNG (mulberry32): the simulator must not depend on Math.random. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'alpha beta gamma delta route model token answer stream carbon budget agent prompt quick offline sample'.split(' ');
 

@@ -1,16 +1,9 @@
 /** Seeded, dependency-free randomness and subject folds for training and cross-validation. */
 
-/** mulberry32: a small, fast, seeded PRNG returning floats in [0, 1). */
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../lib/seeded-random.js';
+
+/** A seeded PRNG returning floats in [0, 1) (mulberry32). */
+export const createRandom = seededRandom;
 
 /**
  * Splits the subjects into `folds` groups of about equal prompt counts: the

@@ -3,12 +3,12 @@ import { ActionIcon, Card, Group, SegmentedControl, SimpleGrid, Skeleton, Stack,
 import { IconChartHistogram, IconRefresh } from '@tabler/icons-react';
 import { useMemo, useState, type ReactNode } from 'react';
 import { workspacePath } from '../api/client';
-import type { RequestsPage, UsageBreakdownRow, UsageReport } from '../api/types';
+import type { UsageBreakdownRow, UsageReport } from '../api/types';
 import { listOf, useApi } from '../api/use-api';
 import { filterQuery, NO_FILTERS, OpenRequestBox, RequestFilters, type RequestFilterValues } from '../components/request-filters';
 import { formatCount, formatCountOf, formatEnergy, formatGrams, formatMs, formatUsd } from '../components/format';
-import { EmptyPanel, ErrorAlert, LoadingRows, PageHeader } from '../components/page-state';
-import { RequestTable } from '../components/request-table';
+import { EmptyPanel, ErrorAlert, PageHeader } from '../components/page-state';
+import { RequestLogPager } from '../components/request-log-pager';
 import { canWrite, useWorkspace } from '../session/session-context';
 
 const RANGES = [
@@ -124,7 +124,7 @@ export function UsagePage() {
   // Fixed per filter change and refresh: a relative time range must not move (and refetch) on every render.
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const filtered = useMemo(() => filterQuery(filters, Date.now()), [filters, generation]);
-  const requests = useApi<RequestsPage>(`${workspacePath(workspace.id, '/usage/requests?limit=50')}${filtered === '' ? '' : `&${filtered}`}&_=${generation}`);
+  const requestsUrl = `${workspacePath(workspace.id, '/usage/requests?limit=50')}${filtered === '' ? '' : `&${filtered}`}&_=${generation}`;
   const routerOptions = listOf<{ id: string; name: string }>(useApi<unknown>(workspacePath(workspace.id, '/routers')).data);
   const keyOptions = listOf<{ id: string; name: string }>(useApi<unknown>(workspacePath(workspace.id, '/keys')).data);
 
@@ -271,17 +271,7 @@ export function UsagePage() {
           <OpenRequestBox />
         </Group>
         <RequestFilters value={filters} onChange={setFilters} routers={routerOptions} keys={keyOptions} />
-        {requests.error !== null ? (
-          <ErrorAlert error={requests.error} onRetry={requests.reload} title="Could not load requests" />
-        ) : requests.data === undefined ? (
-          <LoadingRows rows={3} height={32} />
-        ) : requests.data.requests.length === 0 ? (
-          <Text c="dimmed" size="sm" ta="center" py="md">
-            {filtered === '' ? 'No requests yet.' : 'No requests match these filters.'}
-          </Text>
-        ) : (
-          <RequestTable requests={requests.data.requests} canRate={canWrite(workspace)} />
-        )}
+        <RequestLogPager url={requestsUrl} emptyText={filtered === '' ? 'No requests yet.' : 'No requests match these filters.'} canRate={canWrite(workspace)} />
       </Card>
     </Stack>
   );
