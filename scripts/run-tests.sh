@@ -6,10 +6,14 @@
 #   MODELPORT_TEST_DIALECTS=postgres         the Postgres pass only
 #   TEST_POSTGRES_URL=postgres://…/postgres  which server (default postgres://postgres@127.0.0.1:5432/postgres)
 #   Extra arguments are test files: only those run, on both dialects.
+#   MODELPORT_ANALYTICS_E2E_REQUESTS=N        requests the analytics e2e test sends (default here 30000; the test's own
+#                                            default, and `npm run test:analytics`, send 300000)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 dialects="${MODELPORT_TEST_DIALECTS:-sqlite,postgres}"
+# The full 300,000 take minutes on a small machine: npm test checks the same exactness on a tenth of them.
+export MODELPORT_ANALYTICS_E2E_REQUESTS="${MODELPORT_ANALYTICS_E2E_REQUESTS:-30000}"
 postgres_url="${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 
 npm run --silent typecheck || exit 1

@@ -32,7 +32,7 @@ import { createRouterDirectory } from './routing/router-directory.js';
 import { createChangeWatcher, type ChangeWatcher } from './storage/change-watcher.js';
 import { migrateToLatest, openStorage, sqliteFilePath, type Storage } from './storage/database.js';
 import { createRepositories, type Repositories } from './storage/repositories.js';
-import { createSqliteUsageWriterThread } from './storage/sqlite-usage-writer-thread.js';
+import { createUsageWriterThread } from './storage/usage-writer-thread.js';
 import { createInlineUsageWriter, type UsageWriter } from './storage/usage-writer.js';
 import { startRouterRefitWorker, type RouterRefitWorker } from './workers/router-refit-worker.js';
 import { startRequestLogSweeper, type RequestLogSweeper } from './workers/request-log-sweeper.js';
@@ -342,19 +342,19 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   };
 }
 
-/** On a SQLite file, usage records are written on a worker thread unless MODELPORT_USAGE_WRITER=inline (docs/performance.md). */
 /**
- * The usage writer, and whether a full flush goes in one INSERT: on the event loop (inline, Postgres) never, so an
- * INSERT of at most 50 rows holds it about 0.5 ms; on the SQLite writer thread 500 rows (the flush threshold) in one
- * INSERT and one commit, so the index pages many rows share are written to the WAL once instead of once per 50 rows.
+ * The usage writer: a worker thread with its own connection (docs/performance.md), on a SQLite file and on Postgres,
+ * unless MODELPORT_USAGE_WRITER=inline or the database is `:memory:`. On the thread, a full flush (500 rows) goes in
+ * one INSERT and one commit with its rollups, so index pages and rollup rows many records share are written once; on
+ * the event loop (inline) at most 50 rows at a time, so one batch holds it about a millisecond.
  */
 function createUsageWriter(config: Config, repositories: Repositories, logger: Logger): { writer: UsageWriter; wideInsertRows: number | undefined } {
   const file = sqliteFilePath(config.databaseUrl);
-  if (config.usageWriter === 'inline' || file === undefined || file === ':memory:') {
+  if (config.usageWriter === 'inline' || file === ':memory:') {
     return { writer: createInlineUsageWriter(repositories.usage, repositories.apiKeys, repositories.retention), wideInsertRows: undefined };
   }
-  const writer = createSqliteUsageWriterThread({
-    file,
+  const writer = createUsageWriterThread({
+    databaseUrl: config.databaseUrl,
     fallback: repositories,
     onLost: (reason, next) =>
       logger.warn({ reason, next }, next === 'restarted' ? 'usage writer thread stopped; restarted' : 'usage writer thread stopped; writing usage on the main connection'),

@@ -134,8 +134,9 @@ export interface Config {
   readonly upstreamTimeouts: UpstreamTimeouts;
   readonly usageFlushMs: number;
   /**
-   * Where usage records are written on SQLite (MODELPORT_USAGE_WRITER): `thread`, a worker thread with its own
-   * connection; `inline`, the main connection on the event loop. `:memory:` and Postgres are always inline. @default "thread"
+   * Where usage records and their rollups are written (MODELPORT_USAGE_WRITER): `thread`, a worker thread with its
+   * own connection (SQLite or Postgres); `inline`, the main connection on the event loop. `:memory:` is always
+   * inline. @default "thread"
    */
   readonly usageWriter: 'thread' | 'inline';
   /** Seals owners' provider keys (MODELPORT_SECRET_KEY); undefined: generated beside a SQLite database, refused on Postgres. */

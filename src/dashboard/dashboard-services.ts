@@ -12,6 +12,7 @@ import type { Repositories } from '../storage/repositories.js';
 import { createSessionsRepository } from '../storage/sessions-repository.js';
 import { createSignupVerificationsRepository } from '../storage/signup-verifications-repository.js';
 import { createUsageAnalyticsRepository } from '../storage/usage-analytics-repository.js';
+import { createUsageExportRepository, type UsageExportRepository } from '../storage/usage-export-repository.js';
 import { createUsageRollupRepository } from '../storage/usage-rollup-repository.js';
 import { DEFAULT_USAGE_RETENTION, type UsageRetention } from '../storage/usage-rollup-spans.js';
 import type { Database } from '../storage/schema.js';
@@ -53,6 +54,8 @@ export interface DashboardServices {
   readonly workspaces: Workspaces;
   readonly keys: Keys;
   readonly usage: ReturnType<typeof createUsageReports>;
+  /** Usage records a page at a time for exports, read where reports read (SQLite: the reader thread). */
+  readonly usageExport: UsageExportRepository;
   readonly routerAdmin: ReturnType<typeof createRouterAdmin>;
   /** An `auto` router's calibration uploads, savings and thumbs. */
   readonly routerLearning: RouterLearningViews;
@@ -84,7 +87,8 @@ export function createDashboardServices(storage: Storage, repositories: Reposito
     loginThrottle,
     workspaces: createWorkspaces(repositories.users, organizations, { organizationsPerAccount: quotas.organizationsPerAccount, gate }),
     keys: createKeys(admin, repositories.apiKeys, repositories.routers, createKeyRotationsRepository(storage.db, now), now, { keysPerWorkspace: quotas.keysPerWorkspace, gate }),
-    usage: createUsageReports(createUsageAnalyticsRepository(storage.db), repositories.apiKeys, {
+    usageExport: createUsageExportRepository(options.usageReports?.readerDb ?? storage.db),
+    usage: createUsageReports(createUsageAnalyticsRepository(options.usageReports?.readerDb ?? storage.db), repositories.apiKeys, {
       rollups: createUsageRollupRepository(options.usageReports?.readerDb ?? storage.db),
       retention: options.usageReports?.retention ?? DEFAULT_USAGE_RETENTION,
       now,

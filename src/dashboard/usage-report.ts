@@ -31,13 +31,6 @@ export interface UsageRange {
   readonly bucket: Bucket;
 }
 
-/** Nearest-rank percentile of sorted values; null for none. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1] ?? null;
-}
-
 /** Reads `from`, `to` and `bucket` from a query, with the defaults and bounds of docs/dashboard-api.md. */
 export function resolveRange(query: { from?: string | undefined; to?: string | undefined; bucket?: string | undefined }, now: number): UsageRange {
   const to = query.to === undefined ? now : parseTime(query.to, 'to');
@@ -218,8 +211,9 @@ function breakdownFigures(row: RollupSums) {
   return { requests: row.requests, costUsd: roundUsd(usdOfUnits(row.costUnits)), tokens: row.totalTokens, carbonGrams: roundGrams(row.carbonGrams) };
 }
 
+/** A latency-sketch bucket's value, to the microsecond: more digits than that are noise in a latency. */
 function latencyOf(bucket: number | null): number | null {
-  return bucket === null ? null : latencyOfBucket(bucket);
+  return bucket === null ? null : Math.round(latencyOfBucket(bucket) * 1000) / 1000;
 }
 
 /** Sums of grams, rounded so float noise does not show. */

@@ -110,8 +110,15 @@ export async function createServer(deps: AppDependencies, options: ServerOptions
     writeErrorAndClose(socket, errors.methodNotAllowed('CONNECT', (request.url ?? '').slice(0, 200)));
   });
   let closing = false;
+  let idleCloser: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
     closing = true;
+    // A keep-alive connection whose request was in flight goes idle once answered; left open it would hold the
+    // drain until the shutdown timeout. Closed as soon as it is idle, its client reconnects to another instance.
+    idleCloser = setInterval(() => app.server.closeIdleConnections(), 100).unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(idleCloser);
   });
   // Hooks on every request are synchronous (done) where they need not wait: an async hook costs a promise and a
   // microtask turn per request.

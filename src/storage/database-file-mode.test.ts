@@ -4,7 +4,7 @@ import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { createSqliteDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { openUsageFixture, usageRecord } from '../../test/support/usage-fixtures.js';
 import { DATABASE_FILE_MODE, migrateToLatest, openStorage } from './database.js';
-import { createSqliteUsageWriterThread } from './sqlite-usage-writer-thread.js';
+import { createUsageWriterThread } from './usage-writer-thread.js';
 
 const modeOf = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 const OWNER_ONLY = DATABASE_FILE_MODE.toString(8);
@@ -74,8 +74,8 @@ describe('SQLite database files are owner-only (0600), whatever the umask', () =
     assert.equal(existsSync(`${database.url}-wal`), false);
     process.umask(0o000);
     chmodSync(database.url, 0o644);
-    const writer = createSqliteUsageWriterThread({
-      file: database.url,
+    const writer = createUsageWriterThread({
+      databaseUrl: database.url,
       fallback: {
         usage: { insertBatch: async () => assert.fail('the thread writes, not the fallback') },
         apiKeys: { touchLastUsed: async () => assert.fail('the thread writes, not the fallback') },

@@ -33,13 +33,13 @@ export interface Storage {
  * Opens the database named by `url`: `postgres://…` for Postgres, anything else
  * a SQLite file path (`sqlite:` prefix optional, `:memory:` allowed).
  */
-export function openStorage(url: string): Storage {
+export function openStorage(url: string, options: { readonly maxConnections?: number } = {}): Storage {
   if (/^postgres(ql)?:\/\//.test(url)) {
     // The driver is loaded only for a Postgres URL: a SQLite gateway never holds it (docs/performance.md, idle memory).
     const pg = createRequire(import.meta.url)('pg') as typeof Pg;
     const pool = new pg.Pool({
       connectionString: url,
-      max: 10,
+      max: options.maxConnections ?? 10,
       // bigint (int8) columns hold epoch milliseconds, well inside 2^53.
       types: { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) } as Pg.CustomTypesConfig,
     });

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { insertRequestLogValues, requestLogValues } from './request-log-repository.js';
+import type { Database, NewUsageRecord, RoutingSampleRow, UsageRecordRow } from './schema.js';
 import { ensureUsagePartitionsFor, isMissingPartition } from './usage-partitions.js';
 import { createUsageRollupRepository } from './usage-rollup-repository.js';
 import { GRAIN_MS, usdOfUnits } from './usage-rollup-schema.js';
@@ -10,7 +11,6 @@ import { addRollups, rollupRowsOf, type RollupSource } from './usage-rollup-writ
 const KEPT_FOR_BUDGETS = { minute: Number.POSITIVE_INFINITY, hour: Number.NEGATIVE_INFINITY };
 /** A budget's spend is everything from its period's start on: up to the last time a Date holds. */
 const END_OF_TIME = 8.64e15;
-import type { Database, NewUsageRecord, RoutingSampleRow, UsageRecordRow } from './schema.js';
 
 export interface UsageQuery {
   readonly ownerId?: string;
@@ -80,12 +80,36 @@ function* createdAtOf(values: readonly unknown[]): Generator<number> {
   for (let start = 0; start < values.length; start += USAGE_COLUMNS.length) yield values[start + offset] as number;
 }
 
-/** The records in usage-row values whose id is in `ids`, as the rollups read them. */
+/** Where each column of a usage record sits in a row of usage-row values. */
+const COLUMN_AT = Object.fromEntries(USAGE_COLUMNS.map((column, index) => [column, index])) as Record<(typeof USAGE_COLUMNS)[number], number>;
+
+/** The records in usage-row values whose id is in `ids`, as the rollups read them (read in place, not copied out). */
 function* rollupSourcesOf(values: readonly unknown[], ids: ReadonlySet<string>): Generator<RollupSource> {
   const width = USAGE_COLUMNS.length;
   for (let start = 0; start < values.length; start += width) {
-    if (!ids.has(values[start] as string)) continue;
-    yield Object.fromEntries(USAGE_COLUMNS.map((column, index) => [column, values[start + index]])) as unknown as RollupSource;
+    if (!ids.has(values[start + COLUMN_AT.id] as string)) continue;
+    const at = (column: (typeof USAGE_COLUMNS)[number]) => values[start + COLUMN_AT[column]] as never;
+    yield {
+      id: at('id'),
+      created_at: at('created_at'),
+      owner_id: at('owner_id'),
+      key_id: at('key_id'),
+      router_id: at('router_id'),
+      model: at('model'),
+      status: at('status'),
+      streamed: at('streamed'),
+      prompt_tokens: at('prompt_tokens'),
+      completion_tokens: at('completion_tokens'),
+      total_tokens: at('total_tokens'),
+      cached_prompt_tokens: at('cached_prompt_tokens'),
+      cache_write_prompt_tokens: at('cache_write_prompt_tokens'),
+      reasoning_tokens: at('reasoning_tokens'),
+      cost_usd: at('cost_usd'),
+      counterfactual_cost_usd: at('counterfactual_cost_usd'),
+      carbon_grams: at('carbon_grams'),
+      energy_wh: at('energy_wh'),
+      latency_ms: at('latency_ms'),
+    };
   }
 }
 
@@ -96,7 +120,6 @@ export function createUsageRepository(db: Kysely<Database>) {
    * 50 rows × 16 columns of query nodes cost about 3 µs a record, more than the rows' own parameters.
    */
   const batchSql = new Map<number, string>();
-  /** Inserts rows given as usageRowValues; a record already written (same request id) is skipped, never counted twice. */
   /**
    * Inserts rows given as usageRowValues and adds the ones it inserted to the rollups, in one transaction; a record
    * already written (same request id) is skipped, and so neither stored nor summed twice.

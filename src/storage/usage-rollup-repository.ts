@@ -53,8 +53,22 @@ const SUMS = {
  * in its spans, never the records they sum. `db` may be a reader off the event loop (SQLite's reader thread).
  */
 export function createUsageRollupRepository(db: Kysely<Database>) {
-  const inSpans = (eb: ExpressionBuilder<Database, 'usage_rollups' | 'usage_latency_rollups'>, spans: readonly RollupSpan[]) =>
-    eb.or(spans.map((span) => eb.and([eb('grain', '=', span.grain), eb('bucket_start', '>=', span.from), eb('bucket_start', '<', span.to)])));
+  /**
+   * The subject's rows in the spans, as one OR of complete index ranges (subject columns, grain, bucket_start): so
+   * SQLite and Postgres each seek every span in the primary key (or the router or key index) and read only its rows.
+   * With the subject outside the OR, SQLite used the index for the owner alone and read the owner's whole history.
+   */
+  const inSpans = (eb: ExpressionBuilder<Database, 'usage_rollups' | 'usage_latency_rollups'>, subject: RollupSubject, spans: readonly RollupSpan[]) =>
+    eb.or(
+      spans.map((span) => {
+        const conditions = [];
+        if ('ownerId' in subject) conditions.push(eb('owner_id', '=', subject.ownerId));
+        if ('keyId' in subject) conditions.push(eb('key_id', '=', subject.keyId));
+        if ('routerId' in subject && subject.routerId !== undefined) conditions.push(eb('router_id', '=', subject.routerId));
+        conditions.push(eb('grain', '=', span.grain), eb('bucket_start', '>=', span.from), eb('bucket_start', '<', span.to));
+        return eb.and(conditions);
+      }),
+    );
 
   const sums = (row: Record<string, unknown>): RollupSums => {
     const result = { errors: Number(row.errors ?? 0) } as RollupSums;
@@ -67,13 +81,7 @@ export function createUsageRollupRepository(db: Kysely<Database>) {
     sql<string | number | null>`sum(case when status >= 400 then requests else 0 end)`.as('errors'),
   ];
 
-  const rollups = (subject: RollupSubject, spans: readonly RollupSpan[]) => {
-    let query = db.selectFrom('usage_rollups').where((eb) => inSpans(eb, spans));
-    if ('ownerId' in subject) query = query.where('owner_id', '=', subject.ownerId);
-    if ('keyId' in subject) query = query.where('key_id', '=', subject.keyId);
-    if ('routerId' in subject && subject.routerId !== undefined) query = query.where('router_id', '=', subject.routerId);
-    return query;
-  };
+  const rollups = (subject: RollupSubject, spans: readonly RollupSpan[]) => db.selectFrom('usage_rollups').where((eb) => inSpans(eb, subject, spans));
 
   return {
     /** Sums per chart bucket of `bucketMs` (UTC), oldest first; buckets with no requests are left out. */
@@ -114,11 +122,7 @@ export function createUsageRollupRepository(db: Kysely<Database>) {
     async latencyPercentiles(subject: { readonly ownerId: string; readonly routerId?: string | undefined }, spans: readonly RollupSpan[], bucketMs: number, percentiles: readonly number[]): Promise<{ series: LatencyPercentileBuckets[]; overall: (number | null)[] }> {
       if (spans.length === 0) return { series: [], overall: percentiles.map(() => null) };
       const size = sql.lit(Math.trunc(bucketMs));
-      const where = (eb: ExpressionBuilder<Database, 'usage_latency_rollups'>) => {
-        const conditions = [eb('owner_id', '=', subject.ownerId), inSpans(eb, spans)];
-        if (subject.routerId !== undefined) conditions.push(eb('router_id', '=', subject.routerId));
-        return eb.and(conditions);
-      };
+      const where = (eb: ExpressionBuilder<Database, 'usage_latency_rollups'>) => inSpans(eb, subject, spans);
       const picks = percentiles.map((p, index) => sql`min(case when cum * 100000 >= total * ${sql.lit(Math.round(p * 1000))} then b end)`.as(`p${index}`));
       const perBucket = await db
         .with('h', (qb) =>

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { migrateToLatest, openStorage, type Storage } from './database.js';
 import { createRepositories, type Repositories } from './repositories.js';
-import { createSqliteUsageWriterThread } from './sqlite-usage-writer-thread.js';
+import { createUsageWriterThread } from './usage-writer-thread.js';
 import type { NewUsageRecord } from './schema.js';
 import { dropExpiredUsagePartitions, ensureUsagePartitions, listUsagePartitions } from './usage-partitions.js';
 import { costUnits } from './usage-rollup-schema.js';
@@ -121,7 +121,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const threads =
         dialect === 'sqlite'
           ? instances.map((instance) =>
-              createSqliteUsageWriterThread({ file: database!.url, fallback: createRepositories(instance), onLost: (reason) => assert.fail(`writer thread lost: ${reason}`) }),
+              createUsageWriterThread({ databaseUrl: database!.url, fallback: createRepositories(instance), onLost: (reason) => assert.fail(`writer thread lost: ${reason}`) }),
             )
           : [];
       try {

@@ -6,22 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { field, isFiniteNumber } from '../support/json-field.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-
-function isFiniteNumber(value: unknown): boolean {
-  return typeof value === 'number' && Number.isFinite(value);
-}
-
-/** Reads `path` (dot-separated) in `value`, failing with the path when a step is missing. */
-function field(value: unknown, path: string): unknown {
-  let current = value;
-  for (const step of path.split('.')) {
-    assert.ok(typeof current === 'object' && current !== null && step in current, `result has no ${path}`);
-    current = (current as Record<string, unknown>)[step];
-  }
-  return current;
-}
 
 // Only that the bench runs end to end and writes its result: timings on a shared CI machine prove nothing.
 describe('npm run bench -- --light', () => {

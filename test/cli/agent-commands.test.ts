@@ -57,7 +57,8 @@ describe('modelport agent commands', () => {
     assertExit(show, 0);
     assert.deepEqual(((parseJsonObject(show.stdout).agent as { versions: { version: number }[] }).versions).map((entry) => entry.version), [2, 1]);
 
-    const run = await cli('agent', 'run', 'summarize', '--owner', OWNER, '--input', 'tides', '--json');
+    // The real executable: it builds the whole gateway, and must still exit once the answer is printed.
+    const run = await runModelport(database.url, ['agent', 'run', 'summarize', '--owner', OWNER, '--input', 'tides', '--json'], { env: SIM_ENV, process: true });
     assertExit(run, 0);
     const result = parseJsonObject(run.stdout) as { execution_id: string; output: string; _meta: { steps_executed: number; models_used: string[] } };
     assert.equal(result._meta.steps_executed, 2);

@@ -31,8 +31,9 @@ describe('modelport CLI: budgets on keys and routers, usage list by router', () 
     assertExit(removed, 0);
     assert.equal((parseJsonObject(removed.stdout) as { router: { budget: unknown } }).router.budget, null);
 
-    for (const bad of [['--budget-usd', '0'], ['--budget-usd=-3'], ['--budget-usd', 'lots'], ['--budget-usd', '5', '--budget-period', 'week'], ['--budget-period', 'day']]) {
-      const run = await cli('key', 'create', '--owner', OWNER, '--name', 'bad', ...bad);
+    for (const [index, bad] of [['--budget-usd', '0'], ['--budget-usd=-3'], ['--budget-usd', 'lots'], ['--budget-usd', '5', '--budget-period', 'week'], ['--budget-period', 'day']].entries()) {
+      // The first through the real executable: its exit code and stderr.
+      const run = await runModelport(database.url, ['key', 'create', '--owner', OWNER, '--name', 'bad', ...bad], { process: index === 0 });
       assertExit(run, 1);
       assert.match(run.stderr, /budget/i);
     }

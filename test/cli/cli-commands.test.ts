@@ -39,7 +39,8 @@ describe('modelport CLI on SQLite', () => {
     const run = await cli('user', 'create', '--email', OWNER, '--password', PASSWORD);
     assertExit(run, 0);
     assert.match(run.stdout, /Created user owner@example\.com \(usr_[0-9A-Za-z]+\)/);
-    const other = await runModelport(database.url, ['user', 'create', '--email', OTHER, '--password-stdin', '--json'], { input: `${PASSWORD}\n` });
+    // The real executable, the password through its stdin pipe.
+    const other = await runModelport(database.url, ['user', 'create', '--email', OTHER, '--password-stdin', '--json'], { input: `${PASSWORD}\n`, process: true });
     assertExit(other, 0);
     assert.equal((parseJsonObject(other.stdout).user as { email: string }).email, OTHER);
 
@@ -90,7 +91,7 @@ describe('modelport CLI on SQLite', () => {
   });
 
   it('router create refuses a bad strategy, an unknown model and an unknown owner with exit 1', async () => {
-    const strategy = await cli('router', 'create', '--owner', OWNER, '--name', 'x', '--models', 'sim:small', '--strategy', 'cheapest');
+    const strategy = await runModelport(database.url, ['router', 'create', '--owner', OWNER, '--name', 'x', '--models', 'sim:small', '--strategy', 'cheapest'], { process: true });
     assertExit(strategy, 1);
     assert.match(strategy.stderr, /Unknown strategy "cheapest"\. Use one of: cost_optimized, latency_optimized/);
     assert.equal(strategy.stdout, '');
@@ -290,7 +291,8 @@ describe('modelport usage mistakes and help', () => {
   ];
   for (const { args, message } of mistakes) {
     it(`"${args.join(' ')}" exits 2 with a clear message`, async () => {
-      const run = await cli(...args);
+      // No command at all through the real executable: its exit code and the overview on stderr.
+      const run = args.length === 0 ? await runModelport(database.url, args, { process: true }) : await cli(...args);
       assertExit(run, 2);
       assert.match(run.stderr, message);
       assert.ok(!hasStackTrace(run.stderr), run.stderr);
@@ -328,6 +330,7 @@ describe('modelport usage mistakes and help', () => {
       'models list',
       'usage list',
       'usage summary',
+      'usage export',
       'feedback add',
       'agent create',
       'agent list',
@@ -338,7 +341,6 @@ describe('modelport usage mistakes and help', () => {
       'agent delete',
       'eval routing',
     ]);
-    // Every help text through the CLI's entry in this process (the real executable is run above and below).
     for (const [noun, verb] of commands) {
       const nounHelp = await runModelportInProcess([noun ?? '', '--help']);
       assertExit(nounHelp, 0);

@@ -42,7 +42,8 @@ describe('modelport CLI on Postgres', () => {
     const cli = (...args: string[]) => runModelport(url, args);
     await onServer(`CREATE DATABASE ${name}`);
     try {
-      const user = await cli('user', 'create', '--email', 'pg@example.com', '--password', 'correct horse battery');
+      // The real executable: it must exit, its connection pool closed, once the user is created.
+      const user = await runModelport(url, ['user', 'create', '--email', 'pg@example.com', '--password', 'correct horse battery'], { process: true });
       assert.equal(user.code, 0, user.stderr);
 
       const router = await cli('router', 'create', '--owner', 'pg@example.com', '--name', 'pg router', '--models', 'sim:small', '--strategy', 'latency_optimized');

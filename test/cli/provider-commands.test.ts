@@ -40,7 +40,7 @@ async function startModelList(): Promise<{ baseUrl: string; seen: IncomingHttpHe
 
 describe('modelport provider and model commands on SQLite', () => {
   const database = createTempDatabase();
-  const cli = (args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}) => runModelport(database.url, args, options);
+  const cli = (args: readonly string[], options: { input?: string; env?: Record<string, string>; process?: boolean } = {}) => runModelport(database.url, args, options);
   let fake: FakeOpenAI;
   let models: Awaited<ReturnType<typeof startModelList>>;
 
@@ -56,7 +56,8 @@ describe('modelport provider and model commands on SQLite', () => {
   });
 
   it('provider add stores a preset key sealed, in a secret file it creates beside the database, and never prints it', async () => {
-    const run = await cli(['provider', 'add', '--owner', OWNER, '--provider', 'openai', '--api-key-stdin', '--base-url', fake.baseUrl], { input: `${OPENAI_KEY}\n`, env: ALLOW });
+    // The real executable: the key through its stdin pipe, the secret file made with its umask.
+    const run = await cli(['provider', 'add', '--owner', OWNER, '--provider', 'openai', '--api-key-stdin', '--base-url', fake.baseUrl], { input: `${OPENAI_KEY}\n`, env: ALLOW, process: true });
     assertExit(run, 0);
     assert.match(run.stdout, /Added preset provider openai for owner@example\.com at http:\/\/127\.0\.0\.1:\d+\/v1 \(key …9a8b\)/);
     assert.ok(!run.stdout.includes(OPENAI_KEY) && !run.stderr.includes(OPENAI_KEY));
@@ -139,7 +140,7 @@ describe('modelport provider and model commands on SQLite', () => {
     const rotated = await cli(['provider', 'add', '--owner', OWNER, '--provider', 'openai', '--api-key', 'sk-wrong-key-000000000', '--base-url', fake.baseUrl], { env: ALLOW });
     assertExit(rotated, 0);
     assert.match(rotated.stdout, /^Replaced preset provider openai/);
-    const failed = await cli(['provider', 'test', '--owner', OWNER, '--provider', 'openai', '--model', 'gpt-4o-mini'], { env: ALLOW });
+    const failed = await cli(['provider', 'test', '--owner', OWNER, '--provider', 'openai', '--model', 'gpt-4o-mini'], { env: ALLOW, process: true });
     assertExit(failed, 1);
     assert.match(failed.stderr.replace(/^database: .*\n/, ''), /^error: chat ping with openai:gpt-4o-mini failed after \d+ ms: openai refused the gateway's credentials \(HTTP 401, invalid_api_key\)\n$/);
     const json = await cli(['provider', 'test', '--owner', OWNER, '--provider', 'openai', '--model', 'gpt-4o-mini', '--json'], { env: ALLOW });

@@ -92,7 +92,8 @@ describe('modelport router calibrate, feedback and usage summary for an auto rou
     assertExit(up, 0);
     const label = (parseJsonObject(up.stdout) as { feedback: { id: string; score: number; routerId: string } }).feedback;
     assert.deepEqual([label.score, label.routerId], [1, autoId]);
-    const down = await cli('feedback', 'add', first, '--owner', OWNER, '--score', '0', '--comment', 'wrong');
+    // The real executable: the label's id on stdout, the note on stderr.
+    const down = await runModelport(database.url, ['feedback', 'add', first, '--owner', OWNER, '--score', '0', '--comment', 'wrong'], { process: true });
     assertExit(down, 0);
     assert.equal(down.stdout, `${label.id}\n`, 'a repeat replaces the label');
     assert.match(down.stderr, /Scored .+ 0 /);

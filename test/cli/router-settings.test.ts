@@ -42,7 +42,8 @@ describe('modelport router settings and router update', () => {
   });
 
   it('router update changes what is given and keeps the rest', async () => {
-    const run = await cli('router', 'update', '--owner', OWNER, '--id', routerId, '--strategy', 'quality_optimized', '--weights', 'quality=1', '--max-cost', 'none');
+    // The real executable: what a script captures on stdout (the id) and what goes to stderr.
+    const run = await runModelport(database.url, ['router', 'update', '--owner', OWNER, '--id', routerId, '--strategy', 'quality_optimized', '--weights', 'quality=1', '--max-cost', 'none'], { process: true });
     assertExit(run, 0);
     assert.equal(run.stdout, `${routerId}\n`);
     assert.match(run.stderr, /Updated router "mix": quality_optimized over sim:small, sim:large; weights cost=0,latency=0,quality=1,carbon=0; quality target 0\.9; cost ceiling none\./);

@@ -2,11 +2,14 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The real executable, as operators run it. */
 export const BIN = fileURLToPath(new URL('../../bin/modelport', import.meta.url));
 const BUILT_ENTRY = fileURLToPath(new URL('../../dist/cli-main.js', import.meta.url));
+/** A command that has not answered by then has hung: the run fails rather than the whole test file waiting forever. */
+const RUN_TIMEOUT_MS = 30_000;
 
 export interface CliRun {
   readonly code: number;
@@ -15,25 +18,39 @@ export interface CliRun {
 }
 
 export interface RunOptions {
-  /** Written to the child's stdin (which is closed either way). */
+  /** The CLI's stdin, which ends after it either way. */
   readonly input?: string;
   /** Extra environment, e.g. other MODELPORT_* settings. */
   readonly env?: Readonly<Record<string, string>>;
-  /** The child's working directory. @default this process's */
+  /**
+   * Spawn `node bin/modelport` instead of calling its entry in this process: for what only a process shows (its exit
+   * code and real pipes, the working directory).
+   */
+  readonly process?: boolean;
+  /** The child's working directory (process-wide, so only with `process: true`). @default this process's */
   readonly cwd?: string;
 }
 
 /**
- * Runs `node bin/modelport ...args` against `databaseUrl` with a minimal
- * environment (so the caller's DATABASE_URL or MODELPORT_* cannot leak in),
- * and resolves with the exit code and both streams, whatever the exit code.
+ * Runs `modelport ...args` against `databaseUrl` with a minimal environment (DATABASE_URL and `options.env`, so the
+ * caller's DATABASE_URL or MODELPORT_* cannot leak in), and resolves with the exit code and both streams, whatever the
+ * exit code. By default it calls `runCli` from dist/cli-main.js, what bin/modelport calls, in this process: the same
+ * parsing, wiring, database and output, without starting Node each time. `process: true` spawns the real executable.
  */
 export function runModelport(databaseUrl: string, args: readonly string[], options: RunOptions = {}): Promise<CliRun> {
   if (!existsSync(BUILT_ENTRY)) throw new Error(`${BUILT_ENTRY} is missing: run "npm run build" before the CLI tests.`);
   const env: Record<string, string> = { DATABASE_URL: databaseUrl, ...options.env };
-  if (process.env.PATH !== undefined) env.PATH = process.env.PATH;
+  if (options.process === true) return spawnModelport(env, args, options);
+  if (options.cwd !== undefined) throw new Error('runModelport: a working directory needs a process of its own ({ process: true }).');
+  return callRunCli(env, args, options.input ?? '');
+}
+
+/** `node bin/modelport ...args` in a child process with `env` (and PATH), its stdin given `input` and closed. */
+function spawnModelport(env: Record<string, string>, args: readonly string[], options: RunOptions): Promise<CliRun> {
+  const childEnv = { ...env };
+  if (process.env.PATH !== undefined) childEnv.PATH = process.env.PATH;
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env, timeout: 30_000, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env: childEnv, timeout: RUN_TIMEOUT_MS, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== 'number') {
         reject(error);
         return;
@@ -42,6 +59,44 @@ export function runModelport(databaseUrl: string, args: readonly string[], optio
     });
     child.stdin?.end(options.input ?? '');
   });
+}
+
+/** A stream that keeps what is written to it; like a pipe, it asks a large write to wait for 'drain'. */
+function collector(): { readonly sink: Writable; text(): string } {
+  let text = '';
+  const sink = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      done();
+    },
+  });
+  return { sink, text: () => text };
+}
+
+/**
+ * The CLI's entry in this process. It must leave the process as it found it (the binary's process ends after one
+ * command; this one runs hundreds), so a change to the exit code, working directory or environment fails the run.
+ */
+async function callRunCli(env: Record<string, string>, args: readonly string[], input: string): Promise<CliRun> {
+  const { runCli } = (await import(BUILT_ENTRY)) as typeof import('../../src/cli-main.js');
+  const stdout = collector();
+  const stderr = collector();
+  const before = { exitCode: process.exitCode, cwd: process.cwd(), env: JSON.stringify(process.env) };
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`modelport ${args.join(' ')} did not finish in ${RUN_TIMEOUT_MS / 1000} s`)), RUN_TIMEOUT_MS);
+  });
+  try {
+    const code = await Promise.race([runCli(args, { env, stdout: stdout.sink, stderr: stderr.sink, stdin: Readable.from(input === '' ? [] : [Buffer.from(input)]) }), hung]);
+    const after = { exitCode: process.exitCode, cwd: process.cwd(), env: JSON.stringify(process.env) };
+    for (const name of ['exitCode', 'cwd', 'env'] as const) {
+      if (after[name] !== before[name]) throw new Error(`modelport ${args.join(' ')} changed this process's ${name}`);
+    }
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Parses stdout that must be exactly one JSON object. */
@@ -62,22 +117,7 @@ export function hasStackTrace(text: string): boolean {
   return /^\s+at .+[:(]/m.test(text);
 }
 
-/**
- * Runs the CLI's own entry (`runCli` from dist/, what bin/modelport calls) in
- * this process: the same parsing, commands and output, without the cost of
- * starting a Node process. For tests that run many commands that touch no
- * database (help texts); everything else goes through the real executable.
- */
-export async function runModelportInProcess(args: readonly string[]): Promise<CliRun> {
-  if (!existsSync(BUILT_ENTRY)) throw new Error(`${BUILT_ENTRY} is missing: run "npm run build" before the CLI tests.`);
-  const { runCli } = (await import(BUILT_ENTRY)) as typeof import('../../src/cli-main.js');
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    env: { DATABASE_URL: join(tmpdir(), 'modelport-unused-by-help.db') },
-    stdout: { write: (text: string) => ((stdout += text), true) },
-    stderr: { write: (text: string) => ((stderr += text), true) },
-    stdin: (async function* () {})(),
-  });
-  return { code, stdout, stderr };
+/** The CLI in this process, for commands that touch no database (help texts): its DATABASE_URL is never opened. */
+export function runModelportInProcess(args: readonly string[]): Promise<CliRun> {
+  return runModelport(join(tmpdir(), 'modelport-unused-by-help.db'), args);
 }

@@ -93,7 +93,9 @@ describe('budgets across instances: two gateway processes, one Postgres, one Red
     const admitted: number[] = [];
     let refusals: Answer[] = [];
     let largestWave = 0;
+    let sent = 1;
     for (let wave = 0; wave < 20 && refusals.length < 4; wave += 1) {
+      sent += 4;
       const answers = await Promise.all(
         [0, 1, 2, 3].map((index) => chat(instances[index % 2]!, apiKey, routerId, (wave + index) % 2 === 0)),
       );
@@ -110,7 +112,7 @@ describe('budgets across instances: two gateway processes, one Postgres, one Red
       assert.equal(error.type, 'insufficient_quota');
       assert.match(error.message, /this API key: \$[\d.]+ per day/);
     }
-    const probeCost = await spentInDatabase(storage, keyId) - sum(admitted);
+    const probeCost = (await spentInDatabase(storage, keyId, sent)) - sum(admitted);
     const spent = probeCost + sum(admitted);
     // Reached, and overshot by at most the requests admitted together (one wave: its own cost).
     assert.ok(spent >= budget.amountUsd, `spent ${spent} of ${budget.amountUsd}`);
@@ -121,8 +123,12 @@ describe('budgets across instances: two gateway processes, one Postgres, one Red
   });
 });
 
-/** What the database records for the key, once both instances flushed. */
-async function spentInDatabase(storage: Storage, keyId: string): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 500));
+/** What the database records for the key, once both instances flushed every request's record (refusals too). */
+async function spentInDatabase(storage: Storage, keyId: string, requests: number): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const row = await storage.db.selectFrom('usage_records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('key_id', '=', keyId).executeTakeFirst();
+    if (Number(row?.n ?? 0) >= requests) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return createRepositories(storage).usage.spentSince({ kind: 'key', id: keyId }, 0);
 }

@@ -25,7 +25,7 @@ export function registerUsageExportRoute(app: FastifyInstance, { deps, services 
     if (format === undefined) throw errors.invalidRequest(`"format" must be ${USAGE_EXPORT_FORMATS.join(' or ')}.`, 'format');
     // The usage report's range rules: ISO 8601 or epoch ms, the last 24 hours by default, at most 366 days.
     const { from, to } = resolveRange({ from: query.from, to: query.to }, deps.now());
-    const pages = services.repositories.usageExport.pages({ ownerId: workspace.id, from, to, routerId: query.routerId, keyId: query.keyId });
+    const pages = services.usageExport.pages({ ownerId: workspace.id, from, to, routerId: query.routerId, keyId: query.keyId });
     void reply
       .header('content-type', USAGE_EXPORT_CONTENT[format].contentType)
       .header('content-disposition', `attachment; filename="${usageExportFileName(from, to, format)}"`);

@@ -126,7 +126,7 @@ describe('eval routing', () => {
   });
 });
 
-describe('modelport eval routing (bin/modelport)', () => {
+describe('modelport eval routing (the CLI)', () => {
   const cli = (...args: string[]) => runModelport(file('unused.db'), args);
 
   it('prints one JSON object with --json and writes the predictions', async () => {

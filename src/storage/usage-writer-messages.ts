@@ -1,6 +1,6 @@
 import type { RetentionCutoffs } from './usage-retention-repository.js';
 
-/** What the main thread and the SQLite usage writer thread (sqlite-usage-writer-worker.ts) say to each other. */
+/** What the main thread and the SQLite usage writer thread (usage-writer-worker.ts) say to each other. */
 
 /**
  * Rows as usage-repository's usageRowValues (one flat list of primitives: cheap to clone) with the routing samples

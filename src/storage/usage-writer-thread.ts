@@ -1,14 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import type { ApiKeysRepository } from './api-keys-repository.js';
-import type { UsageWriteReply, UsageWriteRequest } from './sqlite-usage-writer-messages.js';
+import type { UsageWriteReply, UsageWriteRequest } from './usage-writer-messages.js';
 import { requestLogValues } from './request-log-repository.js';
 import { routingSampleValues, usageRowValues, type UsageRepository } from './usage-repository.js';
 import type { UsageRetentionRepository } from './usage-retention-repository.js';
 import type { UsageWriter } from './usage-writer.js';
 
-export interface SqliteUsageWriterThreadOptions {
-  /** The SQLite file (not `:memory:`, which another connection cannot share), already migrated. */
-  readonly file: string;
+export interface UsageWriterThreadOptions {
+  /** The database, already migrated: a SQLite file (not `:memory:`, which another connection cannot share) or a postgres:// URL. */
+  readonly databaseUrl: string;
   /** This thread's connection: it writes when the thread cannot (it died before acknowledging anything). */
   readonly fallback: {
     readonly usage: Pick<UsageRepository, 'insertBatch'>;
@@ -21,7 +21,7 @@ export interface SqliteUsageWriterThreadOptions {
   readonly idleStopMs?: number;
 }
 
-export interface SqliteUsageWriterThread extends UsageWriter {
+export interface UsageWriterThread extends UsageWriter {
   /** The thread running now, if any (started on the first write, stopped when idle; tests terminate it). */
   readonly worker: Worker | undefined;
 }
@@ -35,7 +35,7 @@ type Pending = { readonly request: UsageWriteRequest; readonly resolve: (reply: 
  * is the primary key: written twice, counted once); one that dies before acknowledging anything is given up for
  * the fallback connection.
  */
-export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOptions): SqliteUsageWriterThread {
+export function createUsageWriterThread(options: UsageWriterThreadOptions): UsageWriterThread {
   let worker: Worker | undefined;
   let inline = false;
   let closing = false;
@@ -53,7 +53,7 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
   };
 
   const start = (): Worker => {
-    const started = startWorker(options.file);
+    const started = startWorker(options.databaseUrl);
     let acknowledged = false;
     let failure = 'exited';
     started.on('message', (reply: UsageWriteReply) => {
@@ -134,14 +134,14 @@ export function createSqliteUsageWriterThread(options: SqliteUsageWriterThreadOp
 /** The usage writer thread's young generation, MiB. */
 export const WRITER_YOUNG_GENERATION_MB = 4;
 
-function startWorker(file: string): Worker {
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './sqlite-usage-writer-worker.ts' : './sqlite-usage-writer-worker.js', import.meta.url);
+function startWorker(databaseUrl: string): Worker {
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './usage-writer-worker.ts' : './usage-writer-worker.js', import.meta.url);
   // The thread's own V8 heap: its young generation would grow to V8's default (2 × 16 MiB semi-spaces) in the burst of
   // records that thousands of streams ending at once write; what it allocates per batch (the rows, one statement's
   // values) is short-lived and small, so 4 MiB holds it with more frequent, cheaper scavenges (docs/performance.md).
   const resourceLimits = { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB };
-  if (entry.pathname.endsWith('.js')) return new Worker(entry, { workerData: { file }, resourceLimits });
+  if (entry.pathname.endsWith('.js')) return new Worker(entry, { workerData: { databaseUrl }, resourceLimits });
   const tsx = import.meta.resolve('tsx/esm/api');
   const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(source, { eval: true, workerData: { file }, resourceLimits });
+  return new Worker(source, { eval: true, workerData: { databaseUrl }, resourceLimits });
 }

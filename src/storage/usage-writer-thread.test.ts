@@ -5,7 +5,7 @@ import { createSqliteDatabase, type TestDatabase } from '../../test/support/data
 import { openUsageFixture, usageRecord, USAGE_EPOCH, type UsageFixture } from '../../test/support/usage-fixtures.js';
 import { createUsageRecorder } from '../accounting/usage-recorder.js';
 import type { NewUsageRecord } from './schema.js';
-import { WRITER_YOUNG_GENERATION_MB, createSqliteUsageWriterThread } from './sqlite-usage-writer-thread.js';
+import { WRITER_YOUNG_GENERATION_MB, createUsageWriterThread } from './usage-writer-thread.js';
 
 describe('SQLite usage writer thread', () => {
   let database: TestDatabase;
@@ -26,8 +26,8 @@ describe('SQLite usage writer thread', () => {
 
   const setUp = (idleStopMs?: number, wideInsertRows?: number) => {
     const lost: string[] = [];
-    const writer = createSqliteUsageWriterThread({
-      file: database.url,
+    const writer = createUsageWriterThread({
+      databaseUrl: database.url,
       fallback: fixture.repositories,
       onLost: (_reason, next) => lost.push(next),
       ...(idleStopMs === undefined ? {} : { idleStopMs }),
