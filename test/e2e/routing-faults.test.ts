@@ -141,7 +141,8 @@ describe('routing faults end to end: health and fallback against a fault-injecti
 
   it('429 with retry-after: falls back at once, skips the whole provider uncalled while it backs off, then uses it again', async () => {
     const gw = await start([MINI, FOUR_O, SIM]);
-    fake.enqueue(openAIErrors.rateLimited(1));
+    // 3 s: long enough that the calls below still fall inside the back-off on a loaded machine.
+    fake.enqueue(openAIErrors.rateLimited(3));
     const limitedAt = Date.now();
     const first = metaOf(await chat(gw));
     assert.equal(first.modelUsed, SIM);
@@ -168,7 +169,7 @@ describe('routing faults end to end: health and fallback against a fault-injecti
       return meta.modelUsed === MINI ? meta : undefined;
     });
     const waited = Date.now() - limitedAt;
-    assert.ok(waited >= 900, `used again after ${waited} ms, before the 1 s retry-after`);
+    assert.ok(waited >= 2900, `used again after ${waited} ms, before the 3 s retry-after`);
     assert.deepEqual(outcomes(again), [{ model: MINI, outcome: 'ok' }]);
     assert.equal(fake.chatRequests().length, 2);
   });

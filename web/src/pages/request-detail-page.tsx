@@ -1,4 +1,5 @@
 import { Alert, Anchor, Badge, Card, Code, Group, ScrollArea, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { workspacePath } from '../api/client';
 import type { RequestAttempt, RequestLogEntry } from '../api/types';
@@ -118,17 +119,34 @@ function prettyJson(text: string): string {
   }
 }
 
+/** How often, and how long apart, a request not found yet is asked for again. */
+const RECORD_WAIT_TRIES = 8;
+const RECORD_WAIT_MS = 750;
+
 /** One request of the log: its figures, how it was routed, every attempt, and its bodies when the router kept them. */
 export function RequestDetailPage() {
   const workspace = useWorkspace();
   const { id = '' } = useParams();
   const entry = useApi<RequestLogEntry>(workspacePath(workspace.id, `/usage/requests/${encodeURIComponent(id)}`));
+  // A request answered a moment ago (a `_meta.requestId` pasted at once) is in the log once the gateway has written
+  // its usage record, within a few seconds: a 404 is asked again a few times before it is shown.
+  const [waited, setWaited] = useState(0);
+  const notYetWritten = entry.error?.status === 404 && waited < RECORD_WAIT_TRIES;
+  const reload = entry.reload;
+  useEffect(() => {
+    if (!notYetWritten) return;
+    const timer = setTimeout(() => {
+      setWaited((tries) => tries + 1);
+      reload();
+    }, RECORD_WAIT_MS);
+    return () => clearTimeout(timer);
+  }, [notYetWritten, waited, reload]);
   const back = (
     <Anchor component={Link} to="/usage">
       Back to usage
     </Anchor>
   );
-  if (entry.error !== null) {
+  if (entry.error !== null && !notYetWritten) {
     return (
       <Stack>
         <PageHeader title="Request" description={<Code>{id}</Code>} action={back} />
@@ -136,7 +154,7 @@ export function RequestDetailPage() {
       </Stack>
     );
   }
-  if (entry.data === undefined) return <LoadingRows rows={6} />;
+  if (entry.data === undefined || entry.error !== null) return <LoadingRows rows={6} />;
   const { request, detail, bodies, bodiesExpired } = entry.data;
   return (
     <Stack gap="lg" data-testid="request-detail">
